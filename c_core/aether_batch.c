@@ -125,6 +125,96 @@ static __inline__ __attribute__((__always_inline__)) void aether_batch_sqrt_f64x
     for (k = 0; k < 4u; ++k) (*x)[k] = sqrt((*x)[k]);
 #endif
 }
+#if defined(__AVX__)
+/* The AoS steps' moves: lane j of every component vector is item j; a vector's 128-bit halves
+   hold items 0-3 and 4-7 (binary64: 0-1 and 2-3), each half one 16-byte piece of an item, so the
+   rest is shuffles within a half. Elements at..at+3 (at..at+1) of each item, item k at
+   p + k * stride, are four (two) component vectors. They move bits and never compute. */
+static __inline__ __attribute__((__always_inline__, __unused__)) __m256 aether_batch_halves_f32(const float *lo, const float *hi)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_put_halves_f32(float *lo, float *hi, __m256 v)
+{
+    _mm_storeu_ps(lo, _mm256_castps256_ps128(v));
+    _mm_storeu_ps(hi, _mm256_extractf128_ps(v, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) __m256d aether_batch_halves_f64(const double *lo, const double *hi)
+{
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(lo)), _mm_loadu_pd(hi), 1);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_put_halves_f64(double *lo, double *hi, __m256d v)
+{
+    _mm_storeu_pd(lo, _mm256_castpd256_pd128(v));
+    _mm_storeu_pd(hi, _mm256_extractf128_pd(v, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load4_f32x8(const float *p, size_t stride, size_t at, aether_f32x8 *c0, aether_f32x8 *c1, aether_f32x8 *c2, aether_f32x8 *c3)
+{
+    const __m256 r0 = aether_batch_halves_f32(p + at, p + 4u * stride + at);
+    const __m256 r1 = aether_batch_halves_f32(p + stride + at, p + 5u * stride + at);
+    const __m256 r2 = aether_batch_halves_f32(p + 2u * stride + at, p + 6u * stride + at);
+    const __m256 r3 = aether_batch_halves_f32(p + 3u * stride + at, p + 7u * stride + at);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    *c0 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    *c1 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    *c2 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    *c3 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store4_f32x8(float *p, size_t stride, size_t at, aether_f32x8 c0, aether_f32x8 c1, aether_f32x8 c2, aether_f32x8 c3)
+{
+    const __m256 t0 = _mm256_unpacklo_ps((__m256)c0, (__m256)c1), t1 = _mm256_unpackhi_ps((__m256)c0, (__m256)c1);
+    const __m256 t2 = _mm256_unpacklo_ps((__m256)c2, (__m256)c3), t3 = _mm256_unpackhi_ps((__m256)c2, (__m256)c3);
+    aether_batch_put_halves_f32(p + at, p + 4u * stride + at, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)));
+    aether_batch_put_halves_f32(p + stride + at, p + 5u * stride + at, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)));
+    aether_batch_put_halves_f32(p + 2u * stride + at, p + 6u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
+    aether_batch_put_halves_f32(p + 3u * stride + at, p + 7u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
+}
+/* Eight consecutive vec3f: the halves hold x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 (and items 4-7). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load3_f32x8(const float *p, aether_f32x8 *x, aether_f32x8 *y, aether_f32x8 *z)
+{
+    const __m256 m03 = aether_batch_halves_f32(p, p + 12), m14 = aether_batch_halves_f32(p + 4, p + 16);
+    const __m256 m25 = aether_batch_halves_f32(p + 8, p + 20);
+    const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2)); /* x2 y2 x3 y3 */
+    const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1)); /* y0 z0 y1 z1 */
+    *x = (aether_f32x8)_mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+    *y = (aether_f32x8)_mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+    *z = (aether_f32x8)_mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store3_f32x8(float *p, aether_f32x8 x, aether_f32x8 y, aether_f32x8 z)
+{
+    const __m256 rxy = _mm256_shuffle_ps((__m256)x, (__m256)y, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 x2 y0 y2 */
+    const __m256 ryz = _mm256_shuffle_ps((__m256)y, (__m256)z, _MM_SHUFFLE(3, 1, 3, 1)); /* y1 y3 z1 z3 */
+    const __m256 rzx = _mm256_shuffle_ps((__m256)z, (__m256)x, _MM_SHUFFLE(3, 1, 2, 0)); /* z0 z2 x1 x3 */
+    aether_batch_put_halves_f32(p, p + 12, _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0)));
+    aether_batch_put_halves_f32(p + 4, p + 16, _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0)));
+    aether_batch_put_halves_f32(p + 8, p + 20, _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/* Eight consecutive vec2f: the halves hold x0 y0 x1 y1 | x2 y2 x3 y3 (and items 4-7). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load2_f32x8(const float *p, aether_f32x8 *x, aether_f32x8 *y)
+{
+    const __m256 r0 = aether_batch_halves_f32(p, p + 8), r1 = aether_batch_halves_f32(p + 4, p + 12);
+    *x = (aether_f32x8)_mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0));
+    *y = (aether_f32x8)_mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(3, 1, 3, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store2_f32x8(float *p, aether_f32x8 x, aether_f32x8 y)
+{
+    aether_batch_put_halves_f32(p, p + 8, _mm256_unpacklo_ps((__m256)x, (__m256)y));
+    aether_batch_put_halves_f32(p + 4, p + 12, _mm256_unpackhi_ps((__m256)x, (__m256)y));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load2_f64x4(const double *p, size_t stride, size_t at, aether_f64x4 *c0, aether_f64x4 *c1)
+{
+    const __m256d r0 = aether_batch_halves_f64(p + at, p + 2u * stride + at);
+    const __m256d r1 = aether_batch_halves_f64(p + stride + at, p + 3u * stride + at);
+    *c0 = (aether_f64x4)_mm256_unpacklo_pd(r0, r1);
+    *c1 = (aether_f64x4)_mm256_unpackhi_pd(r0, r1);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store2_f64x4(double *p, size_t stride, size_t at, aether_f64x4 c0, aether_f64x4 c1)
+{
+    aether_batch_put_halves_f64(p + at, p + 2u * stride + at, _mm256_unpacklo_pd((__m256d)c0, (__m256d)c1));
+    aether_batch_put_halves_f64(p + stride + at, p + 3u * stride + at, _mm256_unpackhi_pd((__m256d)c0, (__m256d)c1));
+}
+#endif
 
 static __inline__ __attribute__((__always_inline__)) void aether_f32_fmin_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_a, const aether_f32x8 *aether_b)
 {
@@ -8050,25 +8140,9 @@ void aether_vec2f_add_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_add_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec2fx8 v_a;
-        aether_vec2fx8 v_b;
-        aether_vec2fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_f32x8 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_vec2f_add_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2f_add_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2f_add_batch_item(&a[i], &b[i]);
@@ -8108,25 +8182,9 @@ void aether_vec2d_add_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_add_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec2dx4 v_a;
-        aether_vec2dx4 v_b;
-        aether_vec2dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
-        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
-        aether_f64x4 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
-        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
-        aether_vec2d_add_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2d_add_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2d_add_batch_item(&a[i], &b[i]);
@@ -8172,30 +8230,9 @@ void aether_vec3f_add_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_add_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec3fx8 v_a;
-        aether_vec3fx8 v_b;
-        aether_vec3fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_vec3f_add_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3f_add_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3f_add_batch_item(&a[i], &b[i]);
@@ -8241,30 +8278,9 @@ void aether_vec3d_add_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_add_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec3dx4 v_a;
-        aether_vec3dx4 v_b;
-        aether_vec3dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
-        aether_vec3d_add_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3d_add_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_add_batch_item(&a[i], &b[i]);
@@ -8316,35 +8332,9 @@ void aether_vec4f_add_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_add_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec4fx8 v_a;
-        aether_vec4fx8 v_b;
-        aether_vec4fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_vec4f_add_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4f_add_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4f_add_batch_item(&a[i], &b[i]);
@@ -8396,35 +8386,9 @@ void aether_vec4d_add_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_add_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec4dx4 v_a;
-        aether_vec4dx4 v_b;
-        aether_vec4dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
-        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
-        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
-        aether_vec4d_add_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4d_add_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4d_add_batch_item(&a[i], &b[i]);
@@ -8464,25 +8428,9 @@ void aether_vec2f_sub_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_sub_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec2fx8 v_a;
-        aether_vec2fx8 v_b;
-        aether_vec2fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_f32x8 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_vec2f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2f_sub_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2f_sub_batch_item(&a[i], &b[i]);
@@ -8522,25 +8470,9 @@ void aether_vec2d_sub_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_sub_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec2dx4 v_a;
-        aether_vec2dx4 v_b;
-        aether_vec2dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
-        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
-        aether_f64x4 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
-        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
-        aether_vec2d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2d_sub_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2d_sub_batch_item(&a[i], &b[i]);
@@ -8586,30 +8518,9 @@ void aether_vec3f_sub_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_sub_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec3fx8 v_a;
-        aether_vec3fx8 v_b;
-        aether_vec3fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_vec3f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3f_sub_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3f_sub_batch_item(&a[i], &b[i]);
@@ -8655,30 +8566,9 @@ void aether_vec3d_sub_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_sub_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec3dx4 v_a;
-        aether_vec3dx4 v_b;
-        aether_vec3dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
-        aether_vec3d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3d_sub_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_sub_batch_item(&a[i], &b[i]);
@@ -8730,35 +8620,9 @@ void aether_vec4f_sub_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_sub_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec4fx8 v_a;
-        aether_vec4fx8 v_b;
-        aether_vec4fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_vec4f_sub_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4f_sub_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4f_sub_batch_item(&a[i], &b[i]);
@@ -8810,35 +8674,9 @@ void aether_vec4d_sub_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_sub_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec4dx4 v_a;
-        aether_vec4dx4 v_b;
-        aether_vec4dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
-        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
-        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
-        aether_vec4d_sub_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4d_sub_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4d_sub_batch_item(&a[i], &b[i]);
@@ -8878,25 +8716,9 @@ void aether_vec2f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_mul_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec2fx8 v_a;
-        aether_vec2fx8 v_b;
-        aether_vec2fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_f32x8 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_vec2f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2f_mul_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2f_mul_batch_item(&a[i], &b[i]);
@@ -8936,25 +8758,9 @@ void aether_vec2d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_mul_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec2dx4 v_a;
-        aether_vec2dx4 v_b;
-        aether_vec2dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
-        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
-        aether_f64x4 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
-        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
-        aether_vec2d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2d_mul_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2d_mul_batch_item(&a[i], &b[i]);
@@ -9000,30 +8806,9 @@ void aether_vec3f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_mul_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec3fx8 v_a;
-        aether_vec3fx8 v_b;
-        aether_vec3fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_vec3f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3f_mul_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3f_mul_batch_item(&a[i], &b[i]);
@@ -9069,30 +8854,9 @@ void aether_vec3d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_mul_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec3dx4 v_a;
-        aether_vec3dx4 v_b;
-        aether_vec3dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
-        aether_vec3d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3d_mul_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_mul_batch_item(&a[i], &b[i]);
@@ -9144,35 +8908,9 @@ void aether_vec4f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_mul_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec4fx8 v_a;
-        aether_vec4fx8 v_b;
-        aether_vec4fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_vec4f_mul_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4f_mul_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4f_mul_batch_item(&a[i], &b[i]);
@@ -9224,35 +8962,9 @@ void aether_vec4d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_mul_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec4dx4 v_a;
-        aether_vec4dx4 v_b;
-        aether_vec4dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
-        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
-        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
-        aether_vec4d_mul_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4d_mul_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4d_mul_batch_item(&a[i], &b[i]);
@@ -9295,15 +9007,23 @@ void aether_vec2f_scale_aos(const aether_vec2f *a, const float *s, aether_vec2f 
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
         aether_vec2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec2f_scale_batch_x8(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9347,15 +9067,23 @@ void aether_vec2d_scale_aos(const aether_vec2d *a, const double *s, aether_vec2d
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
         aether_vec2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec2d_scale_batch_x4(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9403,6 +9131,9 @@ void aether_vec3f_scale_aos(const aether_vec3f *a, const float *s, aether_vec3f 
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
         aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -9410,11 +9141,16 @@ void aether_vec3f_scale_aos(const aether_vec3f *a, const float *s, aether_vec3f 
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec3f_scale_batch_x8(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9462,6 +9198,11 @@ void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -9469,11 +9210,17 @@ void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec3d_scale_batch_x4(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9525,6 +9272,9 @@ void aether_vec4f_scale_aos(const aether_vec4f *a, const float *s, aether_vec4f 
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
         aether_vec4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -9534,12 +9284,17 @@ void aether_vec4f_scale_aos(const aether_vec4f *a, const float *s, aether_vec4f 
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec4f_scale_batch_x8(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y, aether_r.z, aether_r.w);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9591,6 +9346,10 @@ void aether_vec4d_scale_aos(const aether_vec4d *a, const double *s, aether_vec4d
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
         aether_vec4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -9600,12 +9359,18 @@ void aether_vec4d_scale_aos(const aether_vec4d *a, const double *s, aether_vec4d
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec4d_scale_batch_x4(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.z, aether_r.w);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9649,15 +9414,23 @@ void aether_vec2f_div_aos(const aether_vec2f *a, const float *s, aether_vec2f *o
         aether_vec2fx8 v_a;
         aether_f32x8 v_s;
         aether_vec2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec2f_div_batch_x8(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9701,15 +9474,23 @@ void aether_vec2d_div_aos(const aether_vec2d *a, const double *s, aether_vec2d *
         aether_vec2dx4 v_a;
         aether_f64x4 v_s;
         aether_vec2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec2d_div_batch_x4(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9757,6 +9538,9 @@ void aether_vec3f_div_aos(const aether_vec3f *a, const float *s, aether_vec3f *o
         aether_vec3fx8 v_a;
         aether_f32x8 v_s;
         aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -9764,11 +9548,16 @@ void aether_vec3f_div_aos(const aether_vec3f *a, const float *s, aether_vec3f *o
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec3f_div_batch_x8(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9816,6 +9605,11 @@ void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *
         aether_vec3dx4 v_a;
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -9823,11 +9617,17 @@ void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec3d_div_batch_x4(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9879,6 +9679,9 @@ void aether_vec4f_div_aos(const aether_vec4f *a, const float *s, aether_vec4f *o
         aether_vec4fx8 v_a;
         aether_f32x8 v_s;
         aether_vec4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -9888,12 +9691,17 @@ void aether_vec4f_div_aos(const aether_vec4f *a, const float *s, aether_vec4f *o
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         memcpy(&v_s, (const float *)(const void *)(s + i), 8u * sizeof(float));
         aether_vec4f_div_batch_x8(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y, aether_r.z, aether_r.w);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -9945,6 +9753,10 @@ void aether_vec4d_div_aos(const aether_vec4d *a, const double *s, aether_vec4d *
         aether_vec4dx4 v_a;
         aether_f64x4 v_s;
         aether_vec4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -9954,12 +9766,18 @@ void aether_vec4d_div_aos(const aether_vec4d *a, const double *s, aether_vec4d *
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec4d_div_batch_x4(&aether_r, &v_a, &v_s);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.z, aether_r.w);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -10068,19 +9886,9 @@ void aether_vec2f_neg_soa(const float *a, float *out, size_t n)
 void aether_vec2f_neg_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec2fx8 v_a;
-        aether_vec2fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_vec2f_neg_batch_x8(&aether_r, &v_a);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2f_neg_soa((const float *)(const void *)a, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2f_neg_batch_item(&a[i]);
@@ -10114,19 +9922,9 @@ void aether_vec2d_neg_soa(const double *a, double *out, size_t n)
 void aether_vec2d_neg_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec2dx4 v_a;
-        aether_vec2dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
-        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
-        aether_vec2d_neg_batch_x4(&aether_r, &v_a);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2d_neg_soa((const double *)(const void *)a, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2d_neg_batch_item(&a[i]);
@@ -10164,22 +9962,9 @@ void aether_vec3f_neg_soa(const float *a, float *out, size_t n)
 void aether_vec3f_neg_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec3fx8 v_a;
-        aether_vec3fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_vec3f_neg_batch_x8(&aether_r, &v_a);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3f_neg_soa((const float *)(const void *)a, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3f_neg_batch_item(&a[i]);
@@ -10217,22 +10002,9 @@ void aether_vec3d_neg_soa(const double *a, double *out, size_t n)
 void aether_vec3d_neg_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec3dx4 v_a;
-        aether_vec3dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
-        aether_vec3d_neg_batch_x4(&aether_r, &v_a);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3d_neg_soa((const double *)(const void *)a, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_neg_batch_item(&a[i]);
@@ -10274,25 +10046,9 @@ void aether_vec4f_neg_soa(const float *a, float *out, size_t n)
 void aether_vec4f_neg_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec4fx8 v_a;
-        aether_vec4fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_vec4f_neg_batch_x8(&aether_r, &v_a);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4f_neg_soa((const float *)(const void *)a, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4f_neg_batch_item(&a[i]);
@@ -10334,25 +10090,9 @@ void aether_vec4d_neg_soa(const double *a, double *out, size_t n)
 void aether_vec4d_neg_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec4dx4 v_a;
-        aether_vec4dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
-        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
-        aether_vec4d_neg_batch_x4(&aether_r, &v_a);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4d_neg_soa((const double *)(const void *)a, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4d_neg_batch_item(&a[i]);
@@ -10460,19 +10200,9 @@ void aether_vec2f_abs_soa(const float *a, float *out, size_t n)
 void aether_vec2f_abs_aos(const aether_vec2f *a, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec2fx8 v_a;
-        aether_vec2fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_vec2f_abs_batch_x8(&aether_r, &v_a);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2f_abs_soa((const float *)(const void *)a, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2f_abs_batch_item(&a[i]);
@@ -10506,19 +10236,9 @@ void aether_vec2d_abs_soa(const double *a, double *out, size_t n)
 void aether_vec2d_abs_aos(const aether_vec2d *a, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec2dx4 v_a;
-        aether_vec2dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
-        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
-        aether_vec2d_abs_batch_x4(&aether_r, &v_a);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2d_abs_soa((const double *)(const void *)a, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2d_abs_batch_item(&a[i]);
@@ -10556,22 +10276,9 @@ void aether_vec3f_abs_soa(const float *a, float *out, size_t n)
 void aether_vec3f_abs_aos(const aether_vec3f *a, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec3fx8 v_a;
-        aether_vec3fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_vec3f_abs_batch_x8(&aether_r, &v_a);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3f_abs_soa((const float *)(const void *)a, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3f_abs_batch_item(&a[i]);
@@ -10609,22 +10316,9 @@ void aether_vec3d_abs_soa(const double *a, double *out, size_t n)
 void aether_vec3d_abs_aos(const aether_vec3d *a, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec3dx4 v_a;
-        aether_vec3dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
-        aether_vec3d_abs_batch_x4(&aether_r, &v_a);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3d_abs_soa((const double *)(const void *)a, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_abs_batch_item(&a[i]);
@@ -10666,25 +10360,9 @@ void aether_vec4f_abs_soa(const float *a, float *out, size_t n)
 void aether_vec4f_abs_aos(const aether_vec4f *a, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec4fx8 v_a;
-        aether_vec4fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_vec4f_abs_batch_x8(&aether_r, &v_a);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4f_abs_soa((const float *)(const void *)a, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4f_abs_batch_item(&a[i]);
@@ -10726,25 +10404,9 @@ void aether_vec4d_abs_soa(const double *a, double *out, size_t n)
 void aether_vec4d_abs_aos(const aether_vec4d *a, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec4dx4 v_a;
-        aether_vec4dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
-        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
-        aether_vec4d_abs_batch_x4(&aether_r, &v_a);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4d_abs_soa((const double *)(const void *)a, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4d_abs_batch_item(&a[i]);
@@ -10784,25 +10446,9 @@ void aether_vec2f_min_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_min_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec2fx8 v_a;
-        aether_vec2fx8 v_b;
-        aether_vec2fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_f32x8 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_vec2f_min_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2f_min_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2f_min_batch_item(&a[i], &b[i]);
@@ -10842,25 +10488,9 @@ void aether_vec2d_min_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_min_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec2dx4 v_a;
-        aether_vec2dx4 v_b;
-        aether_vec2dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
-        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
-        aether_f64x4 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
-        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
-        aether_vec2d_min_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2d_min_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2d_min_batch_item(&a[i], &b[i]);
@@ -10906,30 +10536,9 @@ void aether_vec3f_min_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_min_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec3fx8 v_a;
-        aether_vec3fx8 v_b;
-        aether_vec3fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_vec3f_min_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3f_min_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3f_min_batch_item(&a[i], &b[i]);
@@ -10975,30 +10584,9 @@ void aether_vec3d_min_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_min_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec3dx4 v_a;
-        aether_vec3dx4 v_b;
-        aether_vec3dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
-        aether_vec3d_min_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3d_min_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_min_batch_item(&a[i], &b[i]);
@@ -11050,35 +10638,9 @@ void aether_vec4f_min_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_min_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec4fx8 v_a;
-        aether_vec4fx8 v_b;
-        aether_vec4fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_vec4f_min_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4f_min_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4f_min_batch_item(&a[i], &b[i]);
@@ -11130,35 +10692,9 @@ void aether_vec4d_min_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_min_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec4dx4 v_a;
-        aether_vec4dx4 v_b;
-        aether_vec4dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
-        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
-        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
-        aether_vec4d_min_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4d_min_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4d_min_batch_item(&a[i], &b[i]);
@@ -11198,25 +10734,9 @@ void aether_vec2f_max_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec2f_max_aos(const aether_vec2f *a, const aether_vec2f *b, aether_vec2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec2fx8 v_a;
-        aether_vec2fx8 v_b;
-        aether_vec2fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_f32x8 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
-        v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
-        aether_vec2f_max_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2f_max_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2f_max_batch_item(&a[i], &b[i]);
@@ -11256,25 +10776,9 @@ void aether_vec2d_max_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec2d_max_aos(const aether_vec2d *a, const aether_vec2d *b, aether_vec2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec2dx4 v_a;
-        aether_vec2dx4 v_b;
-        aether_vec2dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
-        v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
-        aether_f64x4 v_b_w0, v_b_w1;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
-        v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
-        aether_vec2d_max_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec2d_max_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec2d_max_batch_item(&a[i], &b[i]);
@@ -11320,30 +10824,9 @@ void aether_vec3f_max_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec3f_max_aos(const aether_vec3f *a, const aether_vec3f *b, aether_vec3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec3fx8 v_a;
-        aether_vec3fx8 v_b;
-        aether_vec3fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
-        aether_vec3f_max_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3f_max_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3f_max_batch_item(&a[i], &b[i]);
@@ -11389,30 +10872,9 @@ void aether_vec3d_max_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec3d_max_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec3dx4 v_a;
-        aether_vec3dx4 v_b;
-        aether_vec3dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
-        aether_vec3d_max_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec3d_max_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_max_batch_item(&a[i], &b[i]);
@@ -11464,35 +10926,9 @@ void aether_vec4f_max_soa(const float *a, const float *b, float *out, size_t n)
 void aether_vec4f_max_aos(const aether_vec4f *a, const aether_vec4f *b, aether_vec4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 8u; i += 8u) {
-        aether_vec4fx8 v_a;
-        aether_vec4fx8 v_b;
-        aether_vec4fx8 aether_r;
-        aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 16u * sizeof(float), 8u * sizeof(float));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 24u * sizeof(float), 8u * sizeof(float));
-        v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 4, 8, 12, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 8, 12, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 8, 12);
-        v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
-        v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
-        v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
-        aether_vec4f_max_batch_x8(&aether_r, &v_a, &v_b);
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4f_max_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4f_max_batch_item(&a[i], &b[i]);
@@ -11544,35 +10980,9 @@ void aether_vec4d_max_soa(const double *a, const double *b, double *out, size_t 
 void aether_vec4d_max_aos(const aether_vec4d *a, const aether_vec4d *b, aether_vec4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
-    for (; n - i >= 4u; i += 4u) {
-        aether_vec4dx4 v_a;
-        aether_vec4dx4 v_b;
-        aether_vec4dx4 aether_r;
-        aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
-        memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w2, (const char *)(const void *)(a + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_a_w3, (const char *)(const void *)(a + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 4, 0, 0), v_a_w2, 0, 1, 4, 0), v_a_w3, 0, 1, 2, 4);
-        v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
-        v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
-        v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
-        aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
-        memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w2, (const char *)(const void *)(b + i) + 8u * sizeof(double), 4u * sizeof(double));
-        memcpy(&v_b_w3, (const char *)(const void *)(b + i) + 12u * sizeof(double), 4u * sizeof(double));
-        v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 4, 0, 0), v_b_w2, 0, 1, 4, 0), v_b_w3, 0, 1, 2, 4);
-        v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
-        v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
-        v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
-        aether_vec4d_max_batch_x4(&aether_r, &v_a, &v_b);
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
-    }
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)
+    aether_vec4d_max_soa((const double *)(const void *)a, (const double *)(const void *)b, (double *)(void *)out, n);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec4d_max_batch_item(&a[i], &b[i]);
@@ -11622,20 +11032,32 @@ void aether_vec2f_lerp_aos(const aether_vec2f *a, const aether_vec2f *b, const f
         aether_vec2fx8 v_b;
         aether_f32x8 v_t;
         aether_vec2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(b + i), &v_b.x, &v_b.y);
+        #else
         aether_f32x8 v_b_w0, v_b_w1;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
         aether_vec2f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -11686,20 +11108,32 @@ void aether_vec2d_lerp_aos(const aether_vec2d *a, const aether_vec2d *b, const d
         aether_vec2dx4 v_b;
         aether_f64x4 v_t;
         aether_vec2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 2u, 0u, &v_b.x, &v_b.y);
+        #else
         aether_f64x4 v_b_w0, v_b_w1;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
         v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
+        #endif
         memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_vec2d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -11756,6 +11190,9 @@ void aether_vec3f_lerp_aos(const aether_vec3f *a, const aether_vec3f *b, const f
         aether_vec3fx8 v_b;
         aether_f32x8 v_t;
         aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -11763,6 +11200,10 @@ void aether_vec3f_lerp_aos(const aether_vec3f *a, const aether_vec3f *b, const f
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(b + i), &v_b.x, &v_b.y, &v_b.z);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -11770,11 +11211,16 @@ void aether_vec3f_lerp_aos(const aether_vec3f *a, const aether_vec3f *b, const f
         v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
         aether_vec3f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -11831,6 +11277,11 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         aether_vec3dx4 v_b;
         aether_f64x4 v_t;
         aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -11838,6 +11289,12 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_b;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 0u, &v_b.x, &v_b.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 1u, &aether_skip_v_b, &v_b.z);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -11845,11 +11302,17 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
         v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
         v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
+        #endif
         memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_vec3d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -11912,6 +11375,9 @@ void aether_vec4f_lerp_aos(const aether_vec4f *a, const aether_vec4f *b, const f
         aether_vec4fx8 v_b;
         aether_f32x8 v_t;
         aether_vec4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -11921,6 +11387,10 @@ void aether_vec4f_lerp_aos(const aether_vec4f *a, const aether_vec4f *b, const f
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.x, &v_b.y, &v_b.z, &v_b.w);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -11930,12 +11400,17 @@ void aether_vec4f_lerp_aos(const aether_vec4f *a, const aether_vec4f *b, const f
         v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
         aether_vec4f_lerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y, aether_r.z, aether_r.w);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -11998,6 +11473,10 @@ void aether_vec4d_lerp_aos(const aether_vec4d *a, const aether_vec4d *b, const d
         aether_vec4dx4 v_b;
         aether_f64x4 v_t;
         aether_vec4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12007,6 +11486,11 @@ void aether_vec4d_lerp_aos(const aether_vec4d *a, const aether_vec4d *b, const d
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 0u, &v_b.x, &v_b.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 2u, &v_b.z, &v_b.w);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12016,12 +11500,18 @@ void aether_vec4d_lerp_aos(const aether_vec4d *a, const aether_vec4d *b, const d
         v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
         v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
         v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        #endif
         memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_vec4d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.z, aether_r.w);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -12058,11 +11548,15 @@ void aether_vec2f_sum_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_vec2f_sum_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12101,11 +11595,15 @@ void aether_vec2d_sum_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         aether_vec2d_sum_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12146,6 +11644,9 @@ void aether_vec3f_sum_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12153,6 +11654,7 @@ void aether_vec3f_sum_aos(const aether_vec3f *a, float *out, size_t n)
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_sum_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12193,6 +11695,11 @@ void aether_vec3d_sum_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12200,6 +11707,7 @@ void aether_vec3d_sum_aos(const aether_vec3d *a, double *out, size_t n)
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_sum_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12242,6 +11750,9 @@ void aether_vec4f_sum_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12251,6 +11762,7 @@ void aether_vec4f_sum_aos(const aether_vec4f *a, float *out, size_t n)
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_vec4f_sum_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12293,6 +11805,10 @@ void aether_vec4d_sum_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12302,6 +11818,7 @@ void aether_vec4d_sum_aos(const aether_vec4d *a, double *out, size_t n)
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_vec4d_sum_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12347,16 +11864,24 @@ void aether_vec2f_dot_aos(const aether_vec2f *a, const aether_vec2f *b, float *o
         aether_vec2fx8 v_a;
         aether_vec2fx8 v_b;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(b + i), &v_b.x, &v_b.y);
+        #else
         aether_f32x8 v_b_w0, v_b_w1;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_b.x = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_b.y = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_vec2f_dot_batch_x8(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12402,16 +11927,24 @@ void aether_vec2d_dot_aos(const aether_vec2d *a, const aether_vec2d *b, double *
         aether_vec2dx4 v_a;
         aether_vec2dx4 v_b;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 2u, 0u, &v_b.x, &v_b.y);
+        #else
         aether_f64x4 v_b_w0, v_b_w1;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_b.x = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
         v_b.y = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
+        #endif
         aether_vec2d_dot_batch_x4(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12461,6 +11994,9 @@ void aether_vec3f_dot_aos(const aether_vec3f *a, const aether_vec3f *b, float *o
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12468,6 +12004,10 @@ void aether_vec3f_dot_aos(const aether_vec3f *a, const aether_vec3f *b, float *o
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(b + i), &v_b.x, &v_b.y, &v_b.z);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12475,6 +12015,7 @@ void aether_vec3f_dot_aos(const aether_vec3f *a, const aether_vec3f *b, float *o
         v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_dot_batch_x8(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12524,6 +12065,11 @@ void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12531,6 +12077,12 @@ void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_b;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 0u, &v_b.x, &v_b.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 1u, &aether_skip_v_b, &v_b.z);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12538,6 +12090,7 @@ void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *
         v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
         v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
         v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_dot_batch_x4(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12591,6 +12144,9 @@ void aether_vec4f_dot_aos(const aether_vec4f *a, const aether_vec4f *b, float *o
         aether_vec4fx8 v_a;
         aether_vec4fx8 v_b;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12600,6 +12156,10 @@ void aether_vec4f_dot_aos(const aether_vec4f *a, const aether_vec4f *b, float *o
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.x, &v_b.y, &v_b.z, &v_b.w);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12609,6 +12169,7 @@ void aether_vec4f_dot_aos(const aether_vec4f *a, const aether_vec4f *b, float *o
         v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_b.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_vec4f_dot_batch_x8(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12662,6 +12223,10 @@ void aether_vec4d_dot_aos(const aether_vec4d *a, const aether_vec4d *b, double *
         aether_vec4dx4 v_a;
         aether_vec4dx4 v_b;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12671,6 +12236,11 @@ void aether_vec4d_dot_aos(const aether_vec4d *a, const aether_vec4d *b, double *
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 0u, &v_b.x, &v_b.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 2u, &v_b.z, &v_b.w);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12680,6 +12250,7 @@ void aether_vec4d_dot_aos(const aether_vec4d *a, const aether_vec4d *b, double *
         v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
         v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
         v_b.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        #endif
         aether_vec4d_dot_batch_x4(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12718,11 +12289,15 @@ void aether_vec2f_squared_norm_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_vec2f_squared_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12761,11 +12336,15 @@ void aether_vec2d_squared_norm_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         aether_vec2d_squared_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12806,6 +12385,9 @@ void aether_vec3f_squared_norm_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12813,6 +12395,7 @@ void aether_vec3f_squared_norm_aos(const aether_vec3f *a, float *out, size_t n)
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_squared_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12853,6 +12436,11 @@ void aether_vec3d_squared_norm_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12860,6 +12448,7 @@ void aether_vec3d_squared_norm_aos(const aether_vec3d *a, double *out, size_t n)
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_squared_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -12902,6 +12491,9 @@ void aether_vec4f_squared_norm_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -12911,6 +12503,7 @@ void aether_vec4f_squared_norm_aos(const aether_vec4f *a, float *out, size_t n)
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_vec4f_squared_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -12953,6 +12546,10 @@ void aether_vec4d_squared_norm_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -12962,6 +12559,7 @@ void aether_vec4d_squared_norm_aos(const aether_vec4d *a, double *out, size_t n)
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_vec4d_squared_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -13000,11 +12598,15 @@ void aether_vec2f_norm_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_vec2f_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -13043,11 +12645,15 @@ void aether_vec2d_norm_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         aether_vec2d_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -13088,6 +12694,9 @@ void aether_vec3f_norm_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -13095,6 +12704,7 @@ void aether_vec3f_norm_aos(const aether_vec3f *a, float *out, size_t n)
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -13135,6 +12745,11 @@ void aether_vec3d_norm_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -13142,6 +12757,7 @@ void aether_vec3d_norm_aos(const aether_vec3d *a, double *out, size_t n)
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -13184,6 +12800,9 @@ void aether_vec4f_norm_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -13193,6 +12812,7 @@ void aether_vec4f_norm_aos(const aether_vec4f *a, float *out, size_t n)
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_vec4f_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -13235,6 +12855,10 @@ void aether_vec4d_norm_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -13244,6 +12868,7 @@ void aether_vec4d_norm_aos(const aether_vec4d *a, double *out, size_t n)
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_vec4d_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -13282,11 +12907,15 @@ void aether_vec2f_max_norm_aos(const aether_vec2f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_vec2f_max_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -13325,11 +12954,15 @@ void aether_vec2d_max_norm_aos(const aether_vec2d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         aether_vec2d_max_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -13370,6 +13003,9 @@ void aether_vec3f_max_norm_aos(const aether_vec3f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -13377,6 +13013,7 @@ void aether_vec3f_max_norm_aos(const aether_vec3f *a, float *out, size_t n)
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_max_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -13417,6 +13054,11 @@ void aether_vec3d_max_norm_aos(const aether_vec3d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -13424,6 +13066,7 @@ void aether_vec3d_max_norm_aos(const aether_vec3d *a, double *out, size_t n)
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_max_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -13466,6 +13109,9 @@ void aether_vec4f_max_norm_aos(const aether_vec4f *a, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -13475,6 +13121,7 @@ void aether_vec4f_max_norm_aos(const aether_vec4f *a, float *out, size_t n)
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_vec4f_max_norm_batch_x8(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -13517,6 +13164,10 @@ void aether_vec4d_max_norm_aos(const aether_vec4d *a, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -13526,6 +13177,7 @@ void aether_vec4d_max_norm_aos(const aether_vec4d *a, double *out, size_t n)
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_vec4d_max_norm_batch_x4(&aether_r, &v_a);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -13565,11 +13217,15 @@ void aether_vec2f_is_finite_aos(const aether_vec2f *a, int *out, size_t n)
         aether_vec2fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_vec2f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -13609,11 +13265,15 @@ void aether_vec2d_is_finite_aos(const aether_vec2d *a, int *out, size_t n)
         aether_vec2dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         aether_vec2d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -13655,6 +13315,9 @@ void aether_vec3f_is_finite_aos(const aether_vec3f *a, int *out, size_t n)
         aether_vec3fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -13662,6 +13325,7 @@ void aether_vec3f_is_finite_aos(const aether_vec3f *a, int *out, size_t n)
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -13703,6 +13367,11 @@ void aether_vec3d_is_finite_aos(const aether_vec3d *a, int *out, size_t n)
         aether_vec3dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -13710,6 +13379,7 @@ void aether_vec3d_is_finite_aos(const aether_vec3d *a, int *out, size_t n)
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -13753,6 +13423,9 @@ void aether_vec4f_is_finite_aos(const aether_vec4f *a, int *out, size_t n)
         aether_vec4fx8 v_a;
         aether_i32x8 aether_r;
         unsigned aether_k;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -13762,6 +13435,7 @@ void aether_vec4f_is_finite_aos(const aether_vec4f *a, int *out, size_t n)
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_vec4f_is_finite_batch_x8(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 8u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -13805,6 +13479,10 @@ void aether_vec4d_is_finite_aos(const aether_vec4d *a, int *out, size_t n)
         aether_vec4dx4 v_a;
         aether_i64x4 aether_r;
         unsigned aether_k;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -13814,6 +13492,7 @@ void aether_vec4d_is_finite_aos(const aether_vec4d *a, int *out, size_t n)
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_vec4d_is_finite_batch_x4(&aether_r, &v_a);
         for (aether_k = 0; aether_k < 4u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;
     }
@@ -13854,14 +13533,22 @@ void aether_vec2f_normalize_aos(const aether_vec2f *a, aether_vec2f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec2fx8 v_a;
         aether_vec2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.x = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.y = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_vec2f_normalize_batch_x8(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -13900,14 +13587,22 @@ void aether_vec2d_normalize_aos(const aether_vec2d *a, aether_vec2d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec2dx4 v_a;
         aether_vec2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.x, &v_a.y);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.x = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.y = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
         aether_vec2d_normalize_batch_x4(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -13950,6 +13645,9 @@ void aether_vec3f_normalize_aos(const aether_vec3f *a, aether_vec3f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec3fx8 v_a;
         aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -13957,10 +13655,15 @@ void aether_vec3f_normalize_aos(const aether_vec3f *a, aether_vec3f *out, size_t
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_normalize_batch_x8(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14003,6 +13706,11 @@ void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14010,10 +13718,16 @@ void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_normalize_batch_x4(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14060,6 +13774,9 @@ void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14069,11 +13786,16 @@ void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_vec4f_normalize_batch_x8(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y, aether_r.z, aether_r.w);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14120,6 +13842,10 @@ void aether_vec4d_normalize_aos(const aether_vec4d *a, aether_vec4d *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_vec4dx4 v_a;
         aether_vec4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.z, &v_a.w);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14129,11 +13855,17 @@ void aether_vec4d_normalize_aos(const aether_vec4d *a, aether_vec4d *out, size_t
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_vec4d_normalize_batch_x4(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.z, aether_r.w);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14180,6 +13912,9 @@ void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14189,11 +13924,16 @@ void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_quatf_normalize_batch_x8(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14240,6 +13980,10 @@ void aether_quatd_normalize_aos(const aether_quatd *a, aether_quatd *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.y, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14249,11 +13993,17 @@ void aether_quatd_normalize_aos(const aether_quatd *a, aether_quatd *out, size_t
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_quatd_normalize_batch_x4(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14305,6 +14055,9 @@ void aether_vec3f_cross_aos(const aether_vec3f *a, const aether_vec3f *b, aether
         aether_vec3fx8 v_a;
         aether_vec3fx8 v_b;
         aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14312,6 +14065,10 @@ void aether_vec3f_cross_aos(const aether_vec3f *a, const aether_vec3f *b, aether
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(b + i), &v_b.x, &v_b.y, &v_b.z);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14319,10 +14076,15 @@ void aether_vec3f_cross_aos(const aether_vec3f *a, const aether_vec3f *b, aether
         v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_vec3f_cross_batch_x8(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14374,6 +14136,11 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         aether_vec3dx4 v_a;
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14381,6 +14148,12 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 3, 6, 0), v_a_w2, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 4, 7, 0), v_a_w2, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_b;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 0u, &v_b.x, &v_b.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 1u, &aether_skip_v_b, &v_b.z);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14388,10 +14161,16 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 3, 6, 0), v_b_w2, 0, 1, 2, 5);
         v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 4, 7, 0), v_b_w2, 0, 1, 2, 6);
         v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 5, 0, 0), v_b_w2, 0, 1, 4, 7);
+        #endif
         aether_vec3d_cross_batch_x4(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14444,11 +14223,14 @@ void aether_quatf_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_quatf *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 v_b;
         aether_quatfx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14458,6 +14240,10 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.w, &v_b.x, &v_b.y, &v_b.z);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14467,11 +14253,16 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
         v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_quatf_mul_batch_x8(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14524,11 +14315,15 @@ void aether_quatd_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_quatd *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 v_b;
         aether_quatdx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.y, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14538,6 +14333,11 @@ void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_q
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 0u, &v_b.w, &v_b.x);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 2u, &v_b.y, &v_b.z);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14547,11 +14347,17 @@ void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_q
         v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
         v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
         v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        #endif
         aether_quatd_mul_batch_x4(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14598,6 +14404,9 @@ void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t
     for (; n - i >= 8u; i += 8u) {
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14607,11 +14416,16 @@ void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_quatf_conjugate_batch_x8(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14658,6 +14472,10 @@ void aether_quatd_conjugate_aos(const aether_quatd *a, aether_quatd *out, size_t
     for (; n - i >= 4u; i += 4u) {
         aether_quatdx4 v_a;
         aether_quatdx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.y, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14667,11 +14485,17 @@ void aether_quatd_conjugate_aos(const aether_quatd *a, aether_quatd *out, size_t
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
         aether_quatd_conjugate_batch_x4(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14725,6 +14549,9 @@ void aether_quatf_rotate_aos(const aether_quatf *q, const aether_vec3f *v, aethe
         aether_quatfx8 v_q;
         aether_vec3fx8 v_v;
         aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(q + i), 4u, 0u, &v_q.w, &v_q.x, &v_q.y, &v_q.z);
+        #else
         aether_f32x8 v_q_w0, v_q_w1, v_q_w2, v_q_w3;
         memcpy(&v_q_w0, (const char *)(const void *)(q + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_q_w1, (const char *)(const void *)(q + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14734,6 +14561,10 @@ void aether_quatf_rotate_aos(const aether_quatf *q, const aether_vec3f *v, aethe
         v_q.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_q_w0, v_q_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_q_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_q_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_q.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_q_w0, v_q_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_q_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_q_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_q.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_q_w0, v_q_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_q_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_q_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(v + i), &v_v.x, &v_v.y, &v_v.z);
+        #else
         aether_f32x8 v_v_w0, v_v_w1, v_v_w2;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14741,10 +14572,15 @@ void aether_quatf_rotate_aos(const aether_quatf *q, const aether_vec3f *v, aethe
         v_v.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_quatf_rotate_batch_x8(&aether_r, &v_q, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14798,6 +14634,10 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
         aether_quatdx4 v_q;
         aether_vec3dx4 v_v;
         aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(q + i), 4u, 0u, &v_q.w, &v_q.x);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(q + i), 4u, 2u, &v_q.y, &v_q.z);
+        #else
         aether_f64x4 v_q_w0, v_q_w1, v_q_w2, v_q_w3;
         memcpy(&v_q_w0, (const char *)(const void *)(q + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_q_w1, (const char *)(const void *)(q + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14807,6 +14647,12 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
         v_q.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 1, 5, 0, 0), v_q_w2, 0, 1, 5, 0), v_q_w3, 0, 1, 2, 5);
         v_q.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 2, 6, 0, 0), v_q_w2, 0, 1, 6, 0), v_q_w3, 0, 1, 2, 6);
         v_q.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 3, 7, 0, 0), v_q_w2, 0, 1, 7, 0), v_q_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_v;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 0u, &v_v.x, &v_v.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 1u, &aether_skip_v_v, &v_v.z);
+        #else
         aether_f64x4 v_v_w0, v_v_w1, v_v_w2;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14814,10 +14660,16 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
         v_v.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 3, 6, 0), v_v_w2, 0, 1, 2, 5);
         v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 4, 7, 0), v_v_w2, 0, 1, 2, 6);
         v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 2, 5, 0, 0), v_v_w2, 0, 1, 4, 7);
+        #endif
         aether_quatd_rotate_batch_x4(&aether_r, &v_q, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14867,6 +14719,9 @@ void aether_mat2f_mul_vec_aos(const aether_mat2f *m, const aether_vec2f *v, aeth
         aether_mat2fx8 v_m;
         aether_vec2fx8 v_v;
         aether_vec2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -14876,14 +14731,23 @@ void aether_mat2f_mul_vec_aos(const aether_mat2f *m, const aether_vec2f *v, aeth
         v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(v + i), &v_v.x, &v_v.y);
+        #else
         aether_f32x8 v_v_w0, v_v_w1;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_v.x = aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_v.y = aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_mat2f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -14933,6 +14797,10 @@ void aether_mat2d_mul_vec_aos(const aether_mat2d *m, const aether_vec2d *v, aeth
         aether_mat2dx4 v_m;
         aether_vec2dx4 v_v;
         aether_vec2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 2u, &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -14942,14 +14810,23 @@ void aether_mat2d_mul_vec_aos(const aether_mat2d *m, const aether_vec2d *v, aeth
         v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
         v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
         v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 2u, 0u, &v_v.x, &v_v.y);
+        #else
         aether_f64x4 v_v_w0, v_v_w1;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_v.x = aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 2, 4, 6);
         v_v.y = aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 3, 5, 7);
+        #endif
         aether_mat2d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15013,6 +14890,12 @@ void aether_mat3f_mul_vec_aos(const aether_mat3f *m, const aether_vec3f *v, aeth
         aether_mat3fx8 v_m;
         aether_vec3fx8 v_v;
         aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_m;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 5u, &aether_skip_v_m, &aether_skip_v_m, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -15022,6 +14905,10 @@ void aether_mat3f_mul_vec_aos(const aether_mat3f *m, const aether_vec3f *v, aeth
         v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
         v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
         v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(v + i), &v_v.x, &v_v.y, &v_v.z);
+        #else
         aether_f32x8 v_v_w0, v_v_w1, v_v_w2;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -15029,10 +14916,15 @@ void aether_mat3f_mul_vec_aos(const aether_mat3f *m, const aether_vec3f *v, aeth
         v_v.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         aether_mat3f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15096,6 +14988,14 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
         aether_mat3dx4 v_m;
         aether_vec3dx4 v_v;
         aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_m;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 7u, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -15105,6 +15005,12 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
         v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
         v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
         v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        #endif
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_v;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 0u, &v_v.x, &v_v.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 1u, &aether_skip_v_v, &v_v.z);
+        #else
         aether_f64x4 v_v_w0, v_v_w1, v_v_w2;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -15112,10 +15018,16 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
         v_v.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 3, 6, 0), v_v_w2, 0, 1, 2, 5);
         v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 4, 7, 0), v_v_w2, 0, 1, 2, 6);
         v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 2, 5, 0, 0), v_v_w2, 0, 1, 4, 7);
+        #endif
         aether_mat3d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15197,6 +15109,12 @@ void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aeth
         aether_mat4fx8 v_m;
         aether_vec4fx8 v_v;
         aether_vec4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9], &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13], &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -15213,6 +15131,10 @@ void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aeth
         v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
         v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
         v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(v + i), 4u, 0u, &v_v.x, &v_v.y, &v_v.z, &v_v.w);
+        #else
         aether_f32x8 v_v_w0, v_v_w1, v_v_w2, v_v_w3;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -15222,11 +15144,16 @@ void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aeth
         v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_v_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_v_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_v.w = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_v_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_mat4f_mul_vec_batch_x8(&aether_r, &v_m, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y, aether_r.z, aether_r.w);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.z, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.w, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.z, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.w, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15308,6 +15235,16 @@ void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aeth
         aether_mat4dx4 v_m;
         aether_vec4dx4 v_v;
         aether_vec4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 10u, &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 14u, &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -15324,6 +15261,11 @@ void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aeth
         v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
         v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
         v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 4u, 0u, &v_v.x, &v_v.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 4u, 2u, &v_v.z, &v_v.w);
+        #else
         aether_f64x4 v_v_w0, v_v_w1, v_v_w2, v_v_w3;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -15333,11 +15275,17 @@ void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aeth
         v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 5, 0, 0), v_v_w2, 0, 1, 5, 0), v_v_w3, 0, 1, 2, 5);
         v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 2, 6, 0, 0), v_v_w2, 0, 1, 6, 0), v_v_w3, 0, 1, 2, 6);
         v_v.w = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 3, 7, 0, 0), v_v_w2, 0, 1, 7, 0), v_v_w3, 0, 1, 2, 7);
+        #endif
         aether_mat4d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.z, aether_r.w);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 0), aether_r.z, 0, 1, 4, 0), aether_r.w, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 1, 5, 0, 0), aether_r.z, 0, 1, 5, 0), aether_r.w, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 0, 0), aether_r.z, 0, 1, 6, 0), aether_r.w, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 3, 7, 0, 0), aether_r.z, 0, 1, 7, 0), aether_r.w, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15390,11 +15338,14 @@ void aether_mat2f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_mat2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
         aether_mat2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -15404,6 +15355,10 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
         v_a.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -15413,11 +15368,16 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
         v_b.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_b.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_b.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_mat2f_mul_batch_x8(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15470,11 +15430,15 @@ void aether_mat2d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat2d_mul_aos(const aether_mat2d *a, const aether_mat2d *b, aether_mat2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
         aether_mat2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.m[0], &v_a.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.m[2], &v_a.m[3]);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -15484,6 +15448,11 @@ void aether_mat2d_mul_aos(const aether_mat2d *a, const aether_mat2d *b, aether_m
         v_a.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 0u, &v_b.m[0], &v_b.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 2u, &v_b.m[2], &v_b.m[3]);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -15493,11 +15462,17 @@ void aether_mat2d_mul_aos(const aether_mat2d *a, const aether_mat2d *b, aether_m
         v_b.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
         v_b.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
         v_b.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        #endif
         aether_mat2d_mul_batch_x4(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15580,11 +15555,17 @@ void aether_mat3f_mul_soa(const float *a, const float *b, float *out, size_t n)
 void aether_mat3f_mul_aos(const aether_mat3f *a, const aether_mat3f *b, aether_mat3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_a;
         aether_mat3fx8 v_b;
         aether_mat3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_a;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 9u, 0u, &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 9u, 4u, &v_a.m[4], &v_a.m[5], &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 9u, 5u, &aether_skip_v_a, &aether_skip_v_a, &aether_skip_v_a, &v_a.m[8]);
+        #else
         v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
         v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
         v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
@@ -15594,6 +15575,13 @@ void aether_mat3f_mul_aos(const aether_mat3f *a, const aether_mat3f *b, aether_m
         v_a.m[6] = (aether_f32x8){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6], a[i + 4u].m[6], a[i + 5u].m[6], a[i + 6u].m[6], a[i + 7u].m[6]};
         v_a.m[7] = (aether_f32x8){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7], a[i + 4u].m[7], a[i + 5u].m[7], a[i + 6u].m[7], a[i + 7u].m[7]};
         v_a.m[8] = (aether_f32x8){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8], a[i + 4u].m[8], a[i + 5u].m[8], a[i + 6u].m[8], a[i + 7u].m[8]};
+        #endif
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_b;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 9u, 0u, &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 9u, 4u, &v_b.m[4], &v_b.m[5], &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 9u, 5u, &aether_skip_v_b, &aether_skip_v_b, &aether_skip_v_b, &v_b.m[8]);
+        #else
         v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
         v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
         v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
@@ -15603,7 +15591,13 @@ void aether_mat3f_mul_aos(const aether_mat3f *a, const aether_mat3f *b, aether_m
         v_b.m[6] = (aether_f32x8){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6], b[i + 4u].m[6], b[i + 5u].m[6], b[i + 6u].m[6], b[i + 7u].m[6]};
         v_b.m[7] = (aether_f32x8){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7], b[i + 4u].m[7], b[i + 5u].m[7], b[i + 6u].m[7], b[i + 7u].m[7]};
         v_b.m[8] = (aether_f32x8){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8], b[i + 4u].m[8], b[i + 5u].m[8], b[i + 6u].m[8], b[i + 7u].m[8]};
+        #endif
         aether_mat3f_mul_batch_x8(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 5u, aether_r.m[5], aether_r.m[6], aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -15676,6 +15670,7 @@ void aether_mat3f_mul_aos(const aether_mat3f *a, const aether_mat3f *b, aether_m
         out[i + 5u].m[8] = aether_r.m[8][5];
         out[i + 6u].m[8] = aether_r.m[8][6];
         out[i + 7u].m[8] = aether_r.m[8][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15758,11 +15753,19 @@ void aether_mat3d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat3d_mul_aos(const aether_mat3d *a, const aether_mat3d *b, aether_mat3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_a;
         aether_mat3dx4 v_b;
         aether_mat3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 0u, &v_a.m[0], &v_a.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 2u, &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 4u, &v_a.m[4], &v_a.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 6u, &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 7u, &aether_skip_v_a, &v_a.m[8]);
+        #else
         v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
         v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
         v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
@@ -15772,6 +15775,15 @@ void aether_mat3d_mul_aos(const aether_mat3d *a, const aether_mat3d *b, aether_m
         v_a.m[6] = (aether_f64x4){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6]};
         v_a.m[7] = (aether_f64x4){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7]};
         v_a.m[8] = (aether_f64x4){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8]};
+        #endif
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_b;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 0u, &v_b.m[0], &v_b.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 2u, &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 4u, &v_b.m[4], &v_b.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 6u, &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 7u, &aether_skip_v_b, &v_b.m[8]);
+        #else
         v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
         v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
         v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
@@ -15781,7 +15793,15 @@ void aether_mat3d_mul_aos(const aether_mat3d *a, const aether_mat3d *b, aether_m
         v_b.m[6] = (aether_f64x4){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6]};
         v_b.m[7] = (aether_f64x4){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7]};
         v_b.m[8] = (aether_f64x4){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8]};
+        #endif
         aether_mat3d_mul_batch_x4(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 7u, aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -15818,6 +15838,7 @@ void aether_mat3d_mul_aos(const aether_mat3d *a, const aether_mat3d *b, aether_m
         out[i + 1u].m[8] = aether_r.m[8][1];
         out[i + 2u].m[8] = aether_r.m[8][2];
         out[i + 3u].m[8] = aether_r.m[8][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -15947,6 +15968,12 @@ void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_m
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;
         aether_mat4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 0u, &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 4u, &v_a.m[4], &v_a.m[5], &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 8u, &v_a.m[8], &v_a.m[9], &v_a.m[10], &v_a.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 12u, &v_a.m[12], &v_a.m[13], &v_a.m[14], &v_a.m[15]);
+        #else
         v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
         v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
         v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
@@ -15963,6 +15990,13 @@ void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_m
         v_a.m[13] = (aether_f32x8){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13], a[i + 4u].m[13], a[i + 5u].m[13], a[i + 6u].m[13], a[i + 7u].m[13]};
         v_a.m[14] = (aether_f32x8){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14], a[i + 4u].m[14], a[i + 5u].m[14], a[i + 6u].m[14], a[i + 7u].m[14]};
         v_a.m[15] = (aether_f32x8){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15], a[i + 4u].m[15], a[i + 5u].m[15], a[i + 6u].m[15], a[i + 7u].m[15]};
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 0u, &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 4u, &v_b.m[4], &v_b.m[5], &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 8u, &v_b.m[8], &v_b.m[9], &v_b.m[10], &v_b.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 12u, &v_b.m[12], &v_b.m[13], &v_b.m[14], &v_b.m[15]);
+        #else
         v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
         v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
         v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
@@ -15979,7 +16013,14 @@ void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_m
         v_b.m[13] = (aether_f32x8){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13], b[i + 4u].m[13], b[i + 5u].m[13], b[i + 6u].m[13], b[i + 7u].m[13]};
         v_b.m[14] = (aether_f32x8){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14], b[i + 4u].m[14], b[i + 5u].m[14], b[i + 6u].m[14], b[i + 7u].m[14]};
         v_b.m[15] = (aether_f32x8){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15], b[i + 4u].m[15], b[i + 5u].m[15], b[i + 6u].m[15], b[i + 7u].m[15]};
+        #endif
         aether_mat4f_mul_batch_x8(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9], aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13], aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -16108,6 +16149,7 @@ void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_m
         out[i + 5u].m[15] = aether_r.m[15][5];
         out[i + 6u].m[15] = aether_r.m[15][6];
         out[i + 7u].m[15] = aether_r.m[15][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -16237,6 +16279,16 @@ void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_m
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;
         aether_mat4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 0u, &v_a.m[0], &v_a.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 2u, &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 4u, &v_a.m[4], &v_a.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 6u, &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 8u, &v_a.m[8], &v_a.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 10u, &v_a.m[10], &v_a.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 12u, &v_a.m[12], &v_a.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 14u, &v_a.m[14], &v_a.m[15]);
+        #else
         v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
         v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
         v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
@@ -16253,6 +16305,17 @@ void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_m
         v_a.m[13] = (aether_f64x4){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13]};
         v_a.m[14] = (aether_f64x4){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14]};
         v_a.m[15] = (aether_f64x4){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15]};
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 0u, &v_b.m[0], &v_b.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 2u, &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 4u, &v_b.m[4], &v_b.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 6u, &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 8u, &v_b.m[8], &v_b.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 10u, &v_b.m[10], &v_b.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 12u, &v_b.m[12], &v_b.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 14u, &v_b.m[14], &v_b.m[15]);
+        #else
         v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
         v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
         v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
@@ -16269,7 +16332,18 @@ void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_m
         v_b.m[13] = (aether_f64x4){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13]};
         v_b.m[14] = (aether_f64x4){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14]};
         v_b.m[15] = (aether_f64x4){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15]};
+        #endif
         aether_mat4d_mul_batch_x4(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 10u, aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 14u, aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -16334,6 +16408,7 @@ void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_m
         out[i + 1u].m[15] = aether_r.m[15][1];
         out[i + 2u].m[15] = aether_r.m[15][2];
         out[i + 3u].m[15] = aether_r.m[15][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -16376,10 +16451,13 @@ void aether_mat2f_transpose_soa(const float *m, float *out, size_t n)
 void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -16389,11 +16467,16 @@ void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t
         v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_mat2f_transpose_batch_x8(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -16436,10 +16519,14 @@ void aether_mat2d_transpose_soa(const double *m, double *out, size_t n)
 void aether_mat2d_transpose_aos(const aether_mat2d *m, aether_mat2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 2u, &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -16449,11 +16536,17 @@ void aether_mat2d_transpose_aos(const aether_mat2d *m, aether_mat2d *out, size_t
         v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
         v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
         v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
+        #endif
         aether_mat2d_transpose_batch_x4(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -16516,10 +16609,16 @@ void aether_mat3f_transpose_soa(const float *m, float *out, size_t n)
 void aether_mat3f_transpose_aos(const aether_mat3f *m, aether_mat3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_mat3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_m;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 5u, &aether_skip_v_m, &aether_skip_v_m, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -16529,7 +16628,13 @@ void aether_mat3f_transpose_aos(const aether_mat3f *m, aether_mat3f *out, size_t
         v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
         v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
         v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        #endif
         aether_mat3f_transpose_batch_x8(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 5u, aether_r.m[5], aether_r.m[6], aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -16602,6 +16707,7 @@ void aether_mat3f_transpose_aos(const aether_mat3f *m, aether_mat3f *out, size_t
         out[i + 5u].m[8] = aether_r.m[8][5];
         out[i + 6u].m[8] = aether_r.m[8][6];
         out[i + 7u].m[8] = aether_r.m[8][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -16664,10 +16770,18 @@ void aether_mat3d_transpose_soa(const double *m, double *out, size_t n)
 void aether_mat3d_transpose_aos(const aether_mat3d *m, aether_mat3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_mat3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_m;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 7u, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -16677,7 +16791,15 @@ void aether_mat3d_transpose_aos(const aether_mat3d *m, aether_mat3d *out, size_t
         v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
         v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
         v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        #endif
         aether_mat3d_transpose_batch_x4(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 7u, aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -16714,6 +16836,7 @@ void aether_mat3d_transpose_aos(const aether_mat3d *m, aether_mat3d *out, size_t
         out[i + 1u].m[8] = aether_r.m[8][1];
         out[i + 2u].m[8] = aether_r.m[8][2];
         out[i + 3u].m[8] = aether_r.m[8][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -16804,10 +16927,16 @@ void aether_mat4f_transpose_soa(const float *m, float *out, size_t n)
 void aether_mat4f_transpose_aos(const aether_mat4f *m, aether_mat4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_mat4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9], &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13], &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -16824,7 +16953,14 @@ void aether_mat4f_transpose_aos(const aether_mat4f *m, aether_mat4f *out, size_t
         v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
         v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
         v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
+        #endif
         aether_mat4f_transpose_batch_x8(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9], aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13], aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -16953,6 +17089,7 @@ void aether_mat4f_transpose_aos(const aether_mat4f *m, aether_mat4f *out, size_t
         out[i + 5u].m[15] = aether_r.m[15][5];
         out[i + 6u].m[15] = aether_r.m[15][6];
         out[i + 7u].m[15] = aether_r.m[15][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17043,10 +17180,20 @@ void aether_mat4d_transpose_soa(const double *m, double *out, size_t n)
 void aether_mat4d_transpose_aos(const aether_mat4d *m, aether_mat4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_mat4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 10u, &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 14u, &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -17063,7 +17210,18 @@ void aether_mat4d_transpose_aos(const aether_mat4d *m, aether_mat4d *out, size_t
         v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
         v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
         v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
+        #endif
         aether_mat4d_transpose_batch_x4(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 10u, aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 14u, aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -17128,6 +17286,7 @@ void aether_mat4d_transpose_aos(const aether_mat4d *m, aether_mat4d *out, size_t
         out[i + 1u].m[15] = aether_r.m[15][1];
         out[i + 2u].m[15] = aether_r.m[15][2];
         out[i + 3u].m[15] = aether_r.m[15][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17160,14 +17319,18 @@ void aether_mat2f_identity_soa(float *out, size_t n)
 void aether_mat2f_identity_aos(aether_mat2f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 aether_r;
         aether_mat2f_identity_batch_x8(&aether_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17200,14 +17363,19 @@ void aether_mat2d_identity_soa(double *out, size_t n)
 void aether_mat2d_identity_aos(aether_mat2d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 aether_r;
         aether_mat2d_identity_batch_x4(&aether_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17250,10 +17418,15 @@ void aether_mat3f_identity_soa(float *out, size_t n)
 void aether_mat3f_identity_aos(aether_mat3f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 aether_r;
         aether_mat3f_identity_batch_x8(&aether_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 5u, aether_r.m[5], aether_r.m[6], aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -17326,6 +17499,7 @@ void aether_mat3f_identity_aos(aether_mat3f *out, size_t n)
         out[i + 5u].m[8] = aether_r.m[8][5];
         out[i + 6u].m[8] = aether_r.m[8][6];
         out[i + 7u].m[8] = aether_r.m[8][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17368,10 +17542,17 @@ void aether_mat3d_identity_soa(double *out, size_t n)
 void aether_mat3d_identity_aos(aether_mat3d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 aether_r;
         aether_mat3d_identity_batch_x4(&aether_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 7u, aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -17408,6 +17589,7 @@ void aether_mat3d_identity_aos(aether_mat3d *out, size_t n)
         out[i + 1u].m[8] = aether_r.m[8][1];
         out[i + 2u].m[8] = aether_r.m[8][2];
         out[i + 3u].m[8] = aether_r.m[8][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17464,10 +17646,16 @@ void aether_mat4f_identity_soa(float *out, size_t n)
 void aether_mat4f_identity_aos(aether_mat4f *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 aether_r;
         aether_mat4f_identity_batch_x8(&aether_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9], aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13], aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -17596,6 +17784,7 @@ void aether_mat4f_identity_aos(aether_mat4f *out, size_t n)
         out[i + 5u].m[15] = aether_r.m[15][5];
         out[i + 6u].m[15] = aether_r.m[15][6];
         out[i + 7u].m[15] = aether_r.m[15][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17652,10 +17841,20 @@ void aether_mat4d_identity_soa(double *out, size_t n)
 void aether_mat4d_identity_aos(aether_mat4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 0)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 aether_r;
         aether_mat4d_identity_batch_x4(&aether_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 10u, aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 14u, aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -17720,6 +17919,7 @@ void aether_mat4d_identity_aos(aether_mat4d *out, size_t n)
         out[i + 1u].m[15] = aether_r.m[15][1];
         out[i + 2u].m[15] = aether_r.m[15][2];
         out[i + 3u].m[15] = aether_r.m[15][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -17771,6 +17971,9 @@ void aether_mat2f_dot_aos(const aether_mat2f *a, const aether_mat2f *b, float *o
         aether_mat2fx8 v_a;
         aether_mat2fx8 v_b;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -17780,6 +17983,10 @@ void aether_mat2f_dot_aos(const aether_mat2f *a, const aether_mat2f *b, float *o
         v_a.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -17789,6 +17996,7 @@ void aether_mat2f_dot_aos(const aether_mat2f *a, const aether_mat2f *b, float *o
         v_b.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_b.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_b.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_mat2f_dot_batch_x8(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -17842,6 +18050,10 @@ void aether_mat2d_dot_aos(const aether_mat2d *a, const aether_mat2d *b, double *
         aether_mat2dx4 v_a;
         aether_mat2dx4 v_b;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.m[0], &v_a.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.m[2], &v_a.m[3]);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -17851,6 +18063,11 @@ void aether_mat2d_dot_aos(const aether_mat2d *a, const aether_mat2d *b, double *
         v_a.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 0u, &v_b.m[0], &v_b.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 2u, &v_b.m[2], &v_b.m[3]);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -17860,6 +18077,7 @@ void aether_mat2d_dot_aos(const aether_mat2d *a, const aether_mat2d *b, double *
         v_b.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
         v_b.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
         v_b.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        #endif
         aether_mat2d_dot_batch_x4(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -17933,6 +18151,12 @@ void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *o
         aether_mat3fx8 v_a;
         aether_mat3fx8 v_b;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_a;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 9u, 0u, &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 9u, 4u, &v_a.m[4], &v_a.m[5], &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 9u, 5u, &aether_skip_v_a, &aether_skip_v_a, &aether_skip_v_a, &v_a.m[8]);
+        #else
         v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
         v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
         v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
@@ -17942,6 +18166,13 @@ void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *o
         v_a.m[6] = (aether_f32x8){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6], a[i + 4u].m[6], a[i + 5u].m[6], a[i + 6u].m[6], a[i + 7u].m[6]};
         v_a.m[7] = (aether_f32x8){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7], a[i + 4u].m[7], a[i + 5u].m[7], a[i + 6u].m[7], a[i + 7u].m[7]};
         v_a.m[8] = (aether_f32x8){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8], a[i + 4u].m[8], a[i + 5u].m[8], a[i + 6u].m[8], a[i + 7u].m[8]};
+        #endif
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_b;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 9u, 0u, &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 9u, 4u, &v_b.m[4], &v_b.m[5], &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 9u, 5u, &aether_skip_v_b, &aether_skip_v_b, &aether_skip_v_b, &v_b.m[8]);
+        #else
         v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
         v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
         v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
@@ -17951,6 +18182,7 @@ void aether_mat3f_dot_aos(const aether_mat3f *a, const aether_mat3f *b, float *o
         v_b.m[6] = (aether_f32x8){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6], b[i + 4u].m[6], b[i + 5u].m[6], b[i + 6u].m[6], b[i + 7u].m[6]};
         v_b.m[7] = (aether_f32x8){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7], b[i + 4u].m[7], b[i + 5u].m[7], b[i + 6u].m[7], b[i + 7u].m[7]};
         v_b.m[8] = (aether_f32x8){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8], b[i + 4u].m[8], b[i + 5u].m[8], b[i + 6u].m[8], b[i + 7u].m[8]};
+        #endif
         aether_mat3f_dot_batch_x8(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -18024,6 +18256,14 @@ void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *
         aether_mat3dx4 v_a;
         aether_mat3dx4 v_b;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_a;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 0u, &v_a.m[0], &v_a.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 2u, &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 4u, &v_a.m[4], &v_a.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 6u, &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 9u, 7u, &aether_skip_v_a, &v_a.m[8]);
+        #else
         v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
         v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
         v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
@@ -18033,6 +18273,15 @@ void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *
         v_a.m[6] = (aether_f64x4){a[i + 0u].m[6], a[i + 1u].m[6], a[i + 2u].m[6], a[i + 3u].m[6]};
         v_a.m[7] = (aether_f64x4){a[i + 0u].m[7], a[i + 1u].m[7], a[i + 2u].m[7], a[i + 3u].m[7]};
         v_a.m[8] = (aether_f64x4){a[i + 0u].m[8], a[i + 1u].m[8], a[i + 2u].m[8], a[i + 3u].m[8]};
+        #endif
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_b;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 0u, &v_b.m[0], &v_b.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 2u, &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 4u, &v_b.m[4], &v_b.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 6u, &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 9u, 7u, &aether_skip_v_b, &v_b.m[8]);
+        #else
         v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
         v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
         v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
@@ -18042,6 +18291,7 @@ void aether_mat3d_dot_aos(const aether_mat3d *a, const aether_mat3d *b, double *
         v_b.m[6] = (aether_f64x4){b[i + 0u].m[6], b[i + 1u].m[6], b[i + 2u].m[6], b[i + 3u].m[6]};
         v_b.m[7] = (aether_f64x4){b[i + 0u].m[7], b[i + 1u].m[7], b[i + 2u].m[7], b[i + 3u].m[7]};
         v_b.m[8] = (aether_f64x4){b[i + 0u].m[8], b[i + 1u].m[8], b[i + 2u].m[8], b[i + 3u].m[8]};
+        #endif
         aether_mat3d_dot_batch_x4(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -18143,6 +18393,12 @@ void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *o
         aether_mat4fx8 v_a;
         aether_mat4fx8 v_b;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 0u, &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 4u, &v_a.m[4], &v_a.m[5], &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 8u, &v_a.m[8], &v_a.m[9], &v_a.m[10], &v_a.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 16u, 12u, &v_a.m[12], &v_a.m[13], &v_a.m[14], &v_a.m[15]);
+        #else
         v_a.m[0] = (aether_f32x8){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0], a[i + 4u].m[0], a[i + 5u].m[0], a[i + 6u].m[0], a[i + 7u].m[0]};
         v_a.m[1] = (aether_f32x8){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1], a[i + 4u].m[1], a[i + 5u].m[1], a[i + 6u].m[1], a[i + 7u].m[1]};
         v_a.m[2] = (aether_f32x8){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2], a[i + 4u].m[2], a[i + 5u].m[2], a[i + 6u].m[2], a[i + 7u].m[2]};
@@ -18159,6 +18415,13 @@ void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *o
         v_a.m[13] = (aether_f32x8){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13], a[i + 4u].m[13], a[i + 5u].m[13], a[i + 6u].m[13], a[i + 7u].m[13]};
         v_a.m[14] = (aether_f32x8){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14], a[i + 4u].m[14], a[i + 5u].m[14], a[i + 6u].m[14], a[i + 7u].m[14]};
         v_a.m[15] = (aether_f32x8){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15], a[i + 4u].m[15], a[i + 5u].m[15], a[i + 6u].m[15], a[i + 7u].m[15]};
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 0u, &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 4u, &v_b.m[4], &v_b.m[5], &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 8u, &v_b.m[8], &v_b.m[9], &v_b.m[10], &v_b.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 16u, 12u, &v_b.m[12], &v_b.m[13], &v_b.m[14], &v_b.m[15]);
+        #else
         v_b.m[0] = (aether_f32x8){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0], b[i + 4u].m[0], b[i + 5u].m[0], b[i + 6u].m[0], b[i + 7u].m[0]};
         v_b.m[1] = (aether_f32x8){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1], b[i + 4u].m[1], b[i + 5u].m[1], b[i + 6u].m[1], b[i + 7u].m[1]};
         v_b.m[2] = (aether_f32x8){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2], b[i + 4u].m[2], b[i + 5u].m[2], b[i + 6u].m[2], b[i + 7u].m[2]};
@@ -18175,6 +18438,7 @@ void aether_mat4f_dot_aos(const aether_mat4f *a, const aether_mat4f *b, float *o
         v_b.m[13] = (aether_f32x8){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13], b[i + 4u].m[13], b[i + 5u].m[13], b[i + 6u].m[13], b[i + 7u].m[13]};
         v_b.m[14] = (aether_f32x8){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14], b[i + 4u].m[14], b[i + 5u].m[14], b[i + 6u].m[14], b[i + 7u].m[14]};
         v_b.m[15] = (aether_f32x8){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15], b[i + 4u].m[15], b[i + 5u].m[15], b[i + 6u].m[15], b[i + 7u].m[15]};
+        #endif
         aether_mat4f_dot_batch_x8(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -18276,6 +18540,16 @@ void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 0u, &v_a.m[0], &v_a.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 2u, &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 4u, &v_a.m[4], &v_a.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 6u, &v_a.m[6], &v_a.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 8u, &v_a.m[8], &v_a.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 10u, &v_a.m[10], &v_a.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 12u, &v_a.m[12], &v_a.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 16u, 14u, &v_a.m[14], &v_a.m[15]);
+        #else
         v_a.m[0] = (aether_f64x4){a[i + 0u].m[0], a[i + 1u].m[0], a[i + 2u].m[0], a[i + 3u].m[0]};
         v_a.m[1] = (aether_f64x4){a[i + 0u].m[1], a[i + 1u].m[1], a[i + 2u].m[1], a[i + 3u].m[1]};
         v_a.m[2] = (aether_f64x4){a[i + 0u].m[2], a[i + 1u].m[2], a[i + 2u].m[2], a[i + 3u].m[2]};
@@ -18292,6 +18566,17 @@ void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *
         v_a.m[13] = (aether_f64x4){a[i + 0u].m[13], a[i + 1u].m[13], a[i + 2u].m[13], a[i + 3u].m[13]};
         v_a.m[14] = (aether_f64x4){a[i + 0u].m[14], a[i + 1u].m[14], a[i + 2u].m[14], a[i + 3u].m[14]};
         v_a.m[15] = (aether_f64x4){a[i + 0u].m[15], a[i + 1u].m[15], a[i + 2u].m[15], a[i + 3u].m[15]};
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 0u, &v_b.m[0], &v_b.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 2u, &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 4u, &v_b.m[4], &v_b.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 6u, &v_b.m[6], &v_b.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 8u, &v_b.m[8], &v_b.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 10u, &v_b.m[10], &v_b.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 12u, &v_b.m[12], &v_b.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 16u, 14u, &v_b.m[14], &v_b.m[15]);
+        #else
         v_b.m[0] = (aether_f64x4){b[i + 0u].m[0], b[i + 1u].m[0], b[i + 2u].m[0], b[i + 3u].m[0]};
         v_b.m[1] = (aether_f64x4){b[i + 0u].m[1], b[i + 1u].m[1], b[i + 2u].m[1], b[i + 3u].m[1]};
         v_b.m[2] = (aether_f64x4){b[i + 0u].m[2], b[i + 1u].m[2], b[i + 2u].m[2], b[i + 3u].m[2]};
@@ -18308,6 +18593,7 @@ void aether_mat4d_dot_aos(const aether_mat4d *a, const aether_mat4d *b, double *
         v_b.m[13] = (aether_f64x4){b[i + 0u].m[13], b[i + 1u].m[13], b[i + 2u].m[13], b[i + 3u].m[13]};
         v_b.m[14] = (aether_f64x4){b[i + 0u].m[14], b[i + 1u].m[14], b[i + 2u].m[14], b[i + 3u].m[14]};
         v_b.m[15] = (aether_f64x4){b[i + 0u].m[15], b[i + 1u].m[15], b[i + 2u].m[15], b[i + 3u].m[15]};
+        #endif
         aether_mat4d_dot_batch_x4(&aether_r, &v_a, &v_b);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -18350,6 +18636,9 @@ void aether_mat2f_determinant_aos(const aether_mat2f *m, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -18359,6 +18648,7 @@ void aether_mat2f_determinant_aos(const aether_mat2f *m, float *out, size_t n)
         v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_mat2f_determinant_batch_x8(&aether_r, &v_m);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -18401,6 +18691,10 @@ void aether_mat2d_determinant_aos(const aether_mat2d *m, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 2u, &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -18410,6 +18704,7 @@ void aether_mat2d_determinant_aos(const aether_mat2d *m, double *out, size_t n)
         v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
         v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
         v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
+        #endif
         aether_mat2d_determinant_batch_x4(&aether_r, &v_m);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -18462,6 +18757,12 @@ void aether_mat3f_determinant_aos(const aether_mat3f *m, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_m;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 5u, &aether_skip_v_m, &aether_skip_v_m, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -18471,6 +18772,7 @@ void aether_mat3f_determinant_aos(const aether_mat3f *m, float *out, size_t n)
         v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
         v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
         v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        #endif
         aether_mat3f_determinant_batch_x8(&aether_r, &v_m);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -18523,6 +18825,14 @@ void aether_mat3d_determinant_aos(const aether_mat3d *m, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_m;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 7u, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -18532,6 +18842,7 @@ void aether_mat3d_determinant_aos(const aether_mat3d *m, double *out, size_t n)
         v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
         v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
         v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        #endif
         aether_mat3d_determinant_batch_x4(&aether_r, &v_m);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -18598,6 +18909,12 @@ void aether_mat4f_determinant_aos(const aether_mat4f *m, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9], &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13], &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -18614,6 +18931,7 @@ void aether_mat4f_determinant_aos(const aether_mat4f *m, float *out, size_t n)
         v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
         v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
         v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
+        #endif
         aether_mat4f_determinant_batch_x8(&aether_r, &v_m);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -18680,6 +18998,16 @@ void aether_mat4d_determinant_aos(const aether_mat4d *m, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 10u, &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 14u, &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -18696,6 +19024,7 @@ void aether_mat4d_determinant_aos(const aether_mat4d *m, double *out, size_t n)
         v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
         v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
         v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
+        #endif
         aether_mat4d_determinant_batch_x4(&aether_r, &v_m);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -18744,6 +19073,9 @@ void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out,
     for (; n - i >= 8u; i += 8u) {
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -18753,11 +19085,16 @@ void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out,
         v_m.m[1] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_m.m[2] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_m.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_m_w0, v_m_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_m_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_m_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_mat2f_inverse_adjugate_batch_x8(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 4, 12, 0, 0, 5, 13, 0, 0), aether_r.m[2], 0, 1, 12, 0, 4, 5, 13, 0), aether_r.m[3], 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 6, 14, 0, 0, 7, 15, 0, 0), aether_r.m[2], 0, 1, 14, 0, 4, 5, 15, 0), aether_r.m[3], 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -18804,6 +19141,10 @@ void aether_mat2d_inverse_adjugate_aos(const aether_mat2d *m, aether_mat2d *out,
     for (; n - i >= 4u; i += 4u) {
         aether_mat2dx4 v_m;
         aether_mat2dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 4u, 2u, &v_m.m[2], &v_m.m[3]);
+        #else
         aether_f64x4 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_m_w1, (const char *)(const void *)(m + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -18813,11 +19154,17 @@ void aether_mat2d_inverse_adjugate_aos(const aether_mat2d *m, aether_mat2d *out,
         v_m.m[1] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 1, 5, 0, 0), v_m_w2, 0, 1, 5, 0), v_m_w3, 0, 1, 2, 5);
         v_m.m[2] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 2, 6, 0, 0), v_m_w2, 0, 1, 6, 0), v_m_w3, 0, 1, 2, 6);
         v_m.m[3] = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_m_w0, v_m_w1, 3, 7, 0, 0), v_m_w2, 0, 1, 7, 0), v_m_w3, 0, 1, 2, 7);
+        #endif
         aether_mat2d_inverse_adjugate_batch_x4(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.m[2], aether_r.m[3]);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 0, 4, 0, 0), aether_r.m[2], 0, 1, 4, 0), aether_r.m[3], 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 1, 5, 0, 0), aether_r.m[2], 0, 1, 5, 0), aether_r.m[3], 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 2, 6, 0, 0), aether_r.m[2], 0, 1, 6, 0), aether_r.m[3], 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.m[0], aether_r.m[1], 3, 7, 0, 0), aether_r.m[2], 0, 1, 7, 0), aether_r.m[3], 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -18884,6 +19231,12 @@ void aether_mat3f_inverse_adjugate_aos(const aether_mat3f *m, aether_mat3f *out,
     for (; n - i >= 8u; i += 8u) {
         aether_mat3fx8 v_m;
         aether_mat3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_f32x8 aether_skip_v_m;
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 5u, &aether_skip_v_m, &aether_skip_v_m, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -18893,7 +19246,13 @@ void aether_mat3f_inverse_adjugate_aos(const aether_mat3f *m, aether_mat3f *out,
         v_m.m[6] = (aether_f32x8){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6], m[i + 4u].m[6], m[i + 5u].m[6], m[i + 6u].m[6], m[i + 7u].m[6]};
         v_m.m[7] = (aether_f32x8){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7], m[i + 4u].m[7], m[i + 5u].m[7], m[i + 6u].m[7], m[i + 7u].m[7]};
         v_m.m[8] = (aether_f32x8){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8], m[i + 4u].m[8], m[i + 5u].m[8], m[i + 6u].m[8], m[i + 7u].m[8]};
+        #endif
         aether_mat3f_inverse_adjugate_batch_x8(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 5u, aether_r.m[5], aether_r.m[6], aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -18966,6 +19325,7 @@ void aether_mat3f_inverse_adjugate_aos(const aether_mat3f *m, aether_mat3f *out,
         out[i + 5u].m[8] = aether_r.m[8][5];
         out[i + 6u].m[8] = aether_r.m[8][6];
         out[i + 7u].m[8] = aether_r.m[8][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19032,6 +19392,14 @@ void aether_mat3d_inverse_adjugate_aos(const aether_mat3d *m, aether_mat3d *out,
     for (; n - i >= 4u; i += 4u) {
         aether_mat3dx4 v_m;
         aether_mat3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_m;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 9u, 7u, &aether_skip_v_m, &v_m.m[8]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -19041,7 +19409,15 @@ void aether_mat3d_inverse_adjugate_aos(const aether_mat3d *m, aether_mat3d *out,
         v_m.m[6] = (aether_f64x4){m[i + 0u].m[6], m[i + 1u].m[6], m[i + 2u].m[6], m[i + 3u].m[6]};
         v_m.m[7] = (aether_f64x4){m[i + 0u].m[7], m[i + 1u].m[7], m[i + 2u].m[7], m[i + 3u].m[7]};
         v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
+        #endif
         aether_mat3d_inverse_adjugate_batch_x4(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 7u, aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -19078,6 +19454,7 @@ void aether_mat3d_inverse_adjugate_aos(const aether_mat3d *m, aether_mat3d *out,
         out[i + 1u].m[8] = aether_r.m[8][1];
         out[i + 2u].m[8] = aether_r.m[8][2];
         out[i + 3u].m[8] = aether_r.m[8][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19172,6 +19549,12 @@ void aether_mat4f_inverse_adjugate_aos(const aether_mat4f *m, aether_mat4f *out,
     for (; n - i >= 8u; i += 8u) {
         aether_mat4fx8 v_m;
         aether_mat4fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9], &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13], &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f32x8){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0], m[i + 4u].m[0], m[i + 5u].m[0], m[i + 6u].m[0], m[i + 7u].m[0]};
         v_m.m[1] = (aether_f32x8){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1], m[i + 4u].m[1], m[i + 5u].m[1], m[i + 6u].m[1], m[i + 7u].m[1]};
         v_m.m[2] = (aether_f32x8){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2], m[i + 4u].m[2], m[i + 5u].m[2], m[i + 6u].m[2], m[i + 7u].m[2]};
@@ -19188,7 +19571,14 @@ void aether_mat4f_inverse_adjugate_aos(const aether_mat4f *m, aether_mat4f *out,
         v_m.m[13] = (aether_f32x8){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13], m[i + 4u].m[13], m[i + 5u].m[13], m[i + 6u].m[13], m[i + 7u].m[13]};
         v_m.m[14] = (aether_f32x8){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14], m[i + 4u].m[14], m[i + 5u].m[14], m[i + 6u].m[14], m[i + 7u].m[14]};
         v_m.m[15] = (aether_f32x8){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15], m[i + 4u].m[15], m[i + 5u].m[15], m[i + 6u].m[15], m[i + 7u].m[15]};
+        #endif
         aether_mat4f_inverse_adjugate_batch_x8(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9], aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13], aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -19317,6 +19707,7 @@ void aether_mat4f_inverse_adjugate_aos(const aether_mat4f *m, aether_mat4f *out,
         out[i + 5u].m[15] = aether_r.m[15][5];
         out[i + 6u].m[15] = aether_r.m[15][6];
         out[i + 7u].m[15] = aether_r.m[15][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19411,6 +19802,16 @@ void aether_mat4d_inverse_adjugate_aos(const aether_mat4d *m, aether_mat4d *out,
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_m;
         aether_mat4dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 0u, &v_m.m[0], &v_m.m[1]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 2u, &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 4u, &v_m.m[4], &v_m.m[5]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 6u, &v_m.m[6], &v_m.m[7]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 8u, &v_m.m[8], &v_m.m[9]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 10u, &v_m.m[10], &v_m.m[11]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 12u, &v_m.m[12], &v_m.m[13]);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(m + i), 16u, 14u, &v_m.m[14], &v_m.m[15]);
+        #else
         v_m.m[0] = (aether_f64x4){m[i + 0u].m[0], m[i + 1u].m[0], m[i + 2u].m[0], m[i + 3u].m[0]};
         v_m.m[1] = (aether_f64x4){m[i + 0u].m[1], m[i + 1u].m[1], m[i + 2u].m[1], m[i + 3u].m[1]};
         v_m.m[2] = (aether_f64x4){m[i + 0u].m[2], m[i + 1u].m[2], m[i + 2u].m[2], m[i + 3u].m[2]};
@@ -19427,7 +19828,18 @@ void aether_mat4d_inverse_adjugate_aos(const aether_mat4d *m, aether_mat4d *out,
         v_m.m[13] = (aether_f64x4){m[i + 0u].m[13], m[i + 1u].m[13], m[i + 2u].m[13], m[i + 3u].m[13]};
         v_m.m[14] = (aether_f64x4){m[i + 0u].m[14], m[i + 1u].m[14], m[i + 2u].m[14], m[i + 3u].m[14]};
         v_m.m[15] = (aether_f64x4){m[i + 0u].m[15], m[i + 1u].m[15], m[i + 2u].m[15], m[i + 3u].m[15]};
+        #endif
         aether_mat4d_inverse_adjugate_batch_x4(&aether_r, &v_m);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 8u, aether_r.m[8], aether_r.m[9]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 10u, aether_r.m[10], aether_r.m[11]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 12u, aether_r.m[12], aether_r.m[13]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 16u, 14u, aether_r.m[14], aether_r.m[15]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -19492,6 +19904,7 @@ void aether_mat4d_inverse_adjugate_aos(const aether_mat4d *m, aether_mat4d *out,
         out[i + 1u].m[15] = aether_r.m[15][1];
         out[i + 2u].m[15] = aether_r.m[15][2];
         out[i + 3u].m[15] = aether_r.m[15][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19634,8 +20047,12 @@ void aether_f32_two_sum_aos(const float *a, const float *b, aether_pairf *out, s
         memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
         memcpy(&v_b, (const float *)(const void *)(b + i), 8u * sizeof(float));
         aether_f32_two_sum_batch_x8(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.hi, aether_r.comp);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19680,8 +20097,12 @@ void aether_f64_two_sum_aos(const double *a, const double *b, aether_paird *out,
         memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
         memcpy(&v_b, (const double *)(const void *)(b + i), 4u * sizeof(double));
         aether_f64_two_sum_batch_x4(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.hi, aether_r.comp);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19725,15 +20146,23 @@ void aether_pairf_neumaier_add_aos(const aether_pairf *p, const float *x, aether
         aether_pairfx8 v_p;
         aether_f32x8 v_x;
         aether_pairfx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(p + i), &v_p.hi, &v_p.comp);
+        #else
         aether_f32x8 v_p_w0, v_p_w1;
         memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_p.hi = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_p.comp = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         memcpy(&v_x, (const float *)(const void *)(x + i), 8u * sizeof(float));
         aether_pairf_neumaier_add_batch_x8(&aether_r, &v_p, &v_x);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.hi, aether_r.comp);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19777,15 +20206,23 @@ void aether_paird_neumaier_add_aos(const aether_paird *p, const double *x, aethe
         aether_pairdx4 v_p;
         aether_f64x4 v_x;
         aether_pairdx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(p + i), 2u, 0u, &v_p.hi, &v_p.comp);
+        #else
         aether_f64x4 v_p_w0, v_p_w1;
         memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_p.hi = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 0, 2, 4, 6);
         v_p.comp = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 1, 3, 5, 7);
+        #endif
         memcpy(&v_x, (const double *)(const void *)(x + i), 4u * sizeof(double));
         aether_paird_neumaier_add_batch_x4(&aether_r, &v_p, &v_x);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.hi, aether_r.comp);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19831,19 +20268,31 @@ void aether_pairf_combine_aos(const aether_pairf *a, const aether_pairf *b, aeth
         aether_pairfx8 v_a;
         aether_pairfx8 v_b;
         aether_pairfx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(a + i), &v_a.hi, &v_a.comp);
+        #else
         aether_f32x8 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_a.hi = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_a.comp = aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(b + i), &v_b.hi, &v_b.comp);
+        #else
         aether_f32x8 v_b_w0, v_b_w1;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_b.hi = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_b.comp = aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_pairf_combine_batch_x8(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.hi, aether_r.comp);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.hi, aether_r.comp, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19889,19 +20338,31 @@ void aether_paird_combine_aos(const aether_paird *a, const aether_paird *b, aeth
         aether_pairdx4 v_a;
         aether_pairdx4 v_b;
         aether_pairdx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 2u, 0u, &v_a.hi, &v_a.comp);
+        #else
         aether_f64x4 v_a_w0, v_a_w1;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_a.hi = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 0, 2, 4, 6);
         v_a.comp = aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 3, 5, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 2u, 0u, &v_b.hi, &v_b.comp);
+        #else
         aether_f64x4 v_b_w0, v_b_w1;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_b.hi = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 0, 2, 4, 6);
         v_b.comp = aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 3, 5, 7);
+        #endif
         aether_paird_combine_batch_x4(&aether_r, &v_a, &v_b);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.hi, aether_r.comp);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.hi, aether_r.comp, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -19938,11 +20399,15 @@ void aether_pairf_value_aos(const aether_pairf *p, float *out, size_t n)
     for (; n - i >= 8u; i += 8u) {
         aether_pairfx8 v_p;
         aether_f32x8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f32x8((const float *)(const void *)(p + i), &v_p.hi, &v_p.comp);
+        #else
         aether_f32x8 v_p_w0, v_p_w1;
         memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 8u * sizeof(float), 8u * sizeof(float));
         v_p.hi = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 0, 2, 4, 6, 8, 10, 12, 14);
         v_p.comp = aether_batch_shuffle_f32x8(v_p_w0, v_p_w1, 1, 3, 5, 7, 9, 11, 13, 15);
+        #endif
         aether_pairf_value_batch_x8(&aether_r, &v_p);
         memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
     }
@@ -19981,11 +20446,15 @@ void aether_paird_value_aos(const aether_paird *p, double *out, size_t n)
     for (; n - i >= 4u; i += 4u) {
         aether_pairdx4 v_p;
         aether_f64x4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(p + i), 2u, 0u, &v_p.hi, &v_p.comp);
+        #else
         aether_f64x4 v_p_w0, v_p_w1;
         memcpy(&v_p_w0, (const char *)(const void *)(p + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_p_w1, (const char *)(const void *)(p + i) + 4u * sizeof(double), 4u * sizeof(double));
         v_p.hi = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 0, 2, 4, 6);
         v_p.comp = aether_batch_shuffle_f64x4(v_p_w0, v_p_w1, 1, 3, 5, 7);
+        #endif
         aether_paird_value_batch_x4(&aether_r, &v_p);
         memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
     }
@@ -20026,8 +20495,12 @@ void aether_f32_sincos_aos(const float *a, aether_vec2f *out, size_t n)
         aether_vec2fx8 aether_r;
         memcpy(&v_a, (const float *)(const void *)(a + i), 8u * sizeof(float));
         aether_f32_sincos_batch_x8(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -20066,8 +20539,12 @@ void aether_f64_sincos_aos(const double *a, aether_vec2d *out, size_t n)
         aether_vec2dx4 aether_r;
         memcpy(&v_a, (const double *)(const void *)(a + i), 4u * sizeof(double));
         aether_f64_sincos_batch_x4(&aether_r, &v_a);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21029,6 +21506,9 @@ void aether_quatf_from_axis_angle_aos(const aether_vec3f *axis, const float *ang
         aether_vec3fx8 v_axis;
         aether_f32x8 v_angle;
         aether_quatfx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(axis + i), &v_axis.x, &v_axis.y, &v_axis.z);
+        #else
         aether_f32x8 v_axis_w0, v_axis_w1, v_axis_w2;
         memcpy(&v_axis_w0, (const char *)(const void *)(axis + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_axis_w1, (const char *)(const void *)(axis + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -21036,12 +21516,17 @@ void aether_quatf_from_axis_angle_aos(const aether_vec3f *axis, const float *ang
         v_axis.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_axis_w0, v_axis_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_axis_w2, 0, 1, 2, 3, 4, 5, 10, 13);
         v_axis.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_axis_w0, v_axis_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_axis_w2, 0, 1, 2, 3, 4, 8, 11, 14);
         v_axis.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_axis_w0, v_axis_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_axis_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
         memcpy(&v_angle, (const float *)(const void *)(angle + i), 8u * sizeof(float));
         aether_quatf_from_axis_angle_batch_x8(&aether_r, &v_axis, &v_angle);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21091,6 +21576,11 @@ void aether_quatd_from_axis_angle_aos(const aether_vec3d *axis, const double *an
         aether_vec3dx4 v_axis;
         aether_f64x4 v_angle;
         aether_quatdx4 aether_r;
+        #if defined(__AVX__)
+        aether_f64x4 aether_skip_v_axis;
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(axis + i), 3u, 0u, &v_axis.x, &v_axis.y);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(axis + i), 3u, 1u, &aether_skip_v_axis, &v_axis.z);
+        #else
         aether_f64x4 v_axis_w0, v_axis_w1, v_axis_w2;
         memcpy(&v_axis_w0, (const char *)(const void *)(axis + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_axis_w1, (const char *)(const void *)(axis + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -21098,12 +21588,18 @@ void aether_quatd_from_axis_angle_aos(const aether_vec3d *axis, const double *an
         v_axis.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_axis_w0, v_axis_w1, 0, 3, 6, 0), v_axis_w2, 0, 1, 2, 5);
         v_axis.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_axis_w0, v_axis_w1, 1, 4, 7, 0), v_axis_w2, 0, 1, 2, 6);
         v_axis.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_axis_w0, v_axis_w1, 2, 5, 0, 0), v_axis_w2, 0, 1, 4, 7);
+        #endif
         memcpy(&v_angle, (const double *)(const void *)(angle + i), 4u * sizeof(double));
         aether_quatd_from_axis_angle_batch_x4(&aether_r, &v_axis, &v_angle);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21168,6 +21664,11 @@ void aether_mat3f_from_euler_xyz_aos(const float *ax, const float *ay, const flo
         memcpy(&v_ay, (const float *)(const void *)(ay + i), 8u * sizeof(float));
         memcpy(&v_az, (const float *)(const void *)(az + i), 8u * sizeof(float));
         aether_mat3f_from_euler_xyz_batch_x8(&aether_r, &v_ax, &v_ay, &v_az);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5], aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 9u, 5u, aether_r.m[5], aether_r.m[6], aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -21240,6 +21741,7 @@ void aether_mat3f_from_euler_xyz_aos(const float *ax, const float *ay, const flo
         out[i + 5u].m[8] = aether_r.m[8][5];
         out[i + 6u].m[8] = aether_r.m[8][6];
         out[i + 7u].m[8] = aether_r.m[8][7];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21304,6 +21806,13 @@ void aether_mat3d_from_euler_xyz_aos(const double *ax, const double *ay, const d
         memcpy(&v_ay, (const double *)(const void *)(ay + i), 4u * sizeof(double));
         memcpy(&v_az, (const double *)(const void *)(az + i), 4u * sizeof(double));
         aether_mat3d_from_euler_xyz_batch_x4(&aether_r, &v_ax, &v_ay, &v_az);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 0u, aether_r.m[0], aether_r.m[1]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 2u, aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 4u, aether_r.m[4], aether_r.m[5]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 6u, aether_r.m[6], aether_r.m[7]);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 9u, 7u, aether_r.m[7], aether_r.m[8]);
+        #else
         out[i + 0u].m[0] = aether_r.m[0][0];
         out[i + 1u].m[0] = aether_r.m[0][1];
         out[i + 2u].m[0] = aether_r.m[0][2];
@@ -21340,6 +21849,7 @@ void aether_mat3d_from_euler_xyz_aos(const double *ax, const double *ay, const d
         out[i + 1u].m[8] = aether_r.m[8][1];
         out[i + 2u].m[8] = aether_r.m[8][2];
         out[i + 3u].m[8] = aether_r.m[8][3];
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21402,6 +21912,9 @@ void aether_quatf_slerp_aos(const aether_quatf *a, const aether_quatf *b, const 
         aether_quatfx8 v_b;
         aether_f32x8 v_t;
         aether_quatfx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x, &v_a.y, &v_a.z);
+        #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -21411,6 +21924,10 @@ void aether_quatf_slerp_aos(const aether_quatf *a, const aether_quatf *b, const 
         v_a.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_a.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.w, &v_b.x, &v_b.y, &v_b.z);
+        #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -21420,12 +21937,17 @@ void aether_quatf_slerp_aos(const aether_quatf *a, const aether_quatf *b, const 
         v_b.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_b.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_b.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_b_w0, v_b_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_b_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_b_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         memcpy(&v_t, (const float *)(const void *)(t + i), 8u * sizeof(float));
         aether_quatf_slerp_batch_x8(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.y, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.z, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.y, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.z, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21488,6 +22010,10 @@ void aether_quatd_slerp_aos(const aether_quatd *a, const aether_quatd *b, const 
         aether_quatdx4 v_b;
         aether_f64x4 v_t;
         aether_quatdx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 4u, 2u, &v_a.y, &v_a.z);
+        #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_a_w1, (const char *)(const void *)(a + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -21497,6 +22023,11 @@ void aether_quatd_slerp_aos(const aether_quatd *a, const aether_quatd *b, const 
         v_a.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 1, 5, 0, 0), v_a_w2, 0, 1, 5, 0), v_a_w3, 0, 1, 2, 5);
         v_a.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 6, 0, 0), v_a_w2, 0, 1, 6, 0), v_a_w3, 0, 1, 2, 6);
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 3, 7, 0, 0), v_a_w2, 0, 1, 7, 0), v_a_w3, 0, 1, 2, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 0u, &v_b.w, &v_b.x);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 4u, 2u, &v_b.y, &v_b.z);
+        #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_b_w1, (const char *)(const void *)(b + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -21506,12 +22037,18 @@ void aether_quatd_slerp_aos(const aether_quatd *a, const aether_quatd *b, const 
         v_b.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 1, 5, 0, 0), v_b_w2, 0, 1, 5, 0), v_b_w3, 0, 1, 2, 5);
         v_b.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 2, 6, 0, 0), v_b_w2, 0, 1, 6, 0), v_b_w3, 0, 1, 2, 6);
         v_b.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_b_w0, v_b_w1, 3, 7, 0, 0), v_b_w2, 0, 1, 7, 0), v_b_w3, 0, 1, 2, 7);
+        #endif
         memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_quatd_slerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.y, aether_r.z);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 0, 4, 0, 0), aether_r.y, 0, 1, 4, 0), aether_r.z, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 1, 5, 0, 0), aether_r.y, 0, 1, 5, 0), aether_r.z, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 2, 6, 0, 0), aether_r.y, 0, 1, 6, 0), aether_r.z, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.w, aether_r.x, 3, 7, 0, 0), aether_r.y, 0, 1, 7, 0), aether_r.z, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21566,10 +22103,14 @@ void aether_f32_jacobi_rotation_aos(const float *app, const float *aqq, const fl
         memcpy(&v_aqq, (const float *)(const void *)(aqq + i), 8u * sizeof(float));
         memcpy(&v_apq, (const float *)(const void *)(apq + i), 8u * sizeof(float));
         aether_f32_jacobi_rotation_batch_x8(&aether_r, &v_app, &v_aqq, &v_apq);
+        #if defined(__AVX__)
+        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.c, aether_r.s, aether_r.t, aether_r.tau);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.t, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.tau, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.t, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.tau, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 4, 12, 0, 0, 5, 13, 0, 0), aether_r.t, 0, 1, 12, 0, 4, 5, 13, 0), aether_r.tau, 0, 1, 2, 12, 4, 5, 6, 13); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.c, aether_r.s, 6, 14, 0, 0, 7, 15, 0, 0), aether_r.t, 0, 1, 14, 0, 4, 5, 15, 0), aether_r.tau, 0, 1, 2, 14, 4, 5, 6, 15); memcpy((char *)(void *)(out + i) + 24u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21624,10 +22165,15 @@ void aether_f64_jacobi_rotation_aos(const double *app, const double *aqq, const 
         memcpy(&v_aqq, (const double *)(const void *)(aqq + i), 4u * sizeof(double));
         memcpy(&v_apq, (const double *)(const void *)(apq + i), 4u * sizeof(double));
         aether_f64_jacobi_rotation_batch_x4(&aether_r, &v_app, &v_aqq, &v_apq);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 0u, aether_r.c, aether_r.s);
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 4u, 2u, aether_r.t, aether_r.tau);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 0, 4, 0, 0), aether_r.t, 0, 1, 4, 0), aether_r.tau, 0, 1, 2, 4); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 1, 5, 0, 0), aether_r.t, 0, 1, 5, 0), aether_r.tau, 0, 1, 2, 5); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 2, 6, 0, 0), aether_r.t, 0, 1, 6, 0), aether_r.tau, 0, 1, 2, 6); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.c, aether_r.s, 3, 7, 0, 0), aether_r.t, 0, 1, 7, 0), aether_r.tau, 0, 1, 2, 7); memcpy((char *)(void *)(out + i) + 12u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21682,6 +22228,9 @@ void aether_f32_jacobi_update_aos(const float *g, const float *h, const aether_r
         aether_vec2fx8 aether_r;
         memcpy(&v_g, (const float *)(const void *)(g + i), 8u * sizeof(float));
         memcpy(&v_h, (const float *)(const void *)(h + i), 8u * sizeof(float));
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(r + i), 4u, 0u, &v_r.c, &v_r.s, &v_r.t, &v_r.tau);
+        #else
         aether_f32x8 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
         memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -21691,9 +22240,14 @@ void aether_f32_jacobi_update_aos(const float *g, const float *h, const aether_r
         v_r.s = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_r.t = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_r.tau = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_f32_jacobi_update_batch_x8(&aether_r, &v_g, &v_h, &v_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21748,6 +22302,10 @@ void aether_f64_jacobi_update_aos(const double *g, const double *h, const aether
         aether_vec2dx4 aether_r;
         memcpy(&v_g, (const double *)(const void *)(g + i), 4u * sizeof(double));
         memcpy(&v_h, (const double *)(const void *)(h + i), 4u * sizeof(double));
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(r + i), 4u, 0u, &v_r.c, &v_r.s);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(r + i), 4u, 2u, &v_r.t, &v_r.tau);
+        #else
         aether_f64x4 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
         memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -21757,9 +22315,14 @@ void aether_f64_jacobi_update_aos(const double *g, const double *h, const aether
         v_r.s = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 1, 5, 0, 0), v_r_w2, 0, 1, 5, 0), v_r_w3, 0, 1, 2, 5);
         v_r.t = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 2, 6, 0, 0), v_r_w2, 0, 1, 6, 0), v_r_w3, 0, 1, 2, 6);
         v_r.tau = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 3, 7, 0, 0), v_r_w2, 0, 1, 7, 0), v_r_w3, 0, 1, 2, 7);
+        #endif
         aether_f64_jacobi_update_batch_x4(&aether_r, &v_g, &v_h, &v_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21820,6 +22383,9 @@ void aether_f32_jacobi_diag_aos(const float *app, const float *aqq, const float 
         memcpy(&v_app, (const float *)(const void *)(app + i), 8u * sizeof(float));
         memcpy(&v_aqq, (const float *)(const void *)(aqq + i), 8u * sizeof(float));
         memcpy(&v_apq, (const float *)(const void *)(apq + i), 8u * sizeof(float));
+        #if defined(__AVX__)
+        aether_batch_aos_load4_f32x8((const float *)(const void *)(r + i), 4u, 0u, &v_r.c, &v_r.s, &v_r.t, &v_r.tau);
+        #else
         aether_f32x8 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
         memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(float), 8u * sizeof(float));
         memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 8u * sizeof(float), 8u * sizeof(float));
@@ -21829,9 +22395,14 @@ void aether_f32_jacobi_diag_aos(const float *app, const float *aqq, const float 
         v_r.s = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 1, 5, 9, 13, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 9, 13, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 9, 13);
         v_r.t = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 2, 6, 10, 14, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 10, 14, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 10, 14);
         v_r.tau = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_r_w0, v_r_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_r_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_r_w3, 0, 1, 2, 3, 4, 5, 11, 15);
+        #endif
         aether_f32_jacobi_diag_batch_x8(&aether_r, &v_app, &v_aqq, &v_apq, &v_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y);
+        #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 1, 9, 2, 10, 3, 11); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 4, 12, 5, 13, 6, 14, 7, 15); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {
@@ -21892,6 +22463,10 @@ void aether_f64_jacobi_diag_aos(const double *app, const double *aqq, const doub
         memcpy(&v_app, (const double *)(const void *)(app + i), 4u * sizeof(double));
         memcpy(&v_aqq, (const double *)(const void *)(aqq + i), 4u * sizeof(double));
         memcpy(&v_apq, (const double *)(const void *)(apq + i), 4u * sizeof(double));
+        #if defined(__AVX__)
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(r + i), 4u, 0u, &v_r.c, &v_r.s);
+        aether_batch_aos_load2_f64x4((const double *)(const void *)(r + i), 4u, 2u, &v_r.t, &v_r.tau);
+        #else
         aether_f64x4 v_r_w0, v_r_w1, v_r_w2, v_r_w3;
         memcpy(&v_r_w0, (const char *)(const void *)(r + i) + 0u * sizeof(double), 4u * sizeof(double));
         memcpy(&v_r_w1, (const char *)(const void *)(r + i) + 4u * sizeof(double), 4u * sizeof(double));
@@ -21901,9 +22476,14 @@ void aether_f64_jacobi_diag_aos(const double *app, const double *aqq, const doub
         v_r.s = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 1, 5, 0, 0), v_r_w2, 0, 1, 5, 0), v_r_w3, 0, 1, 2, 5);
         v_r.t = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 2, 6, 0, 0), v_r_w2, 0, 1, 6, 0), v_r_w3, 0, 1, 2, 6);
         v_r.tau = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_r_w0, v_r_w1, 3, 7, 0, 0), v_r_w2, 0, 1, 7, 0), v_r_w3, 0, 1, 2, 7);
+        #endif
         aether_f64_jacobi_diag_batch_x4(&aether_r, &v_app, &v_aqq, &v_apq, &v_r);
+        #if defined(__AVX__)
+        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 2u, 0u, aether_r.x, aether_r.y);
+        #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 1, 5); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 2, 6, 3, 7); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
     }
 #endif
     for (; i < n; ++i) {

@@ -251,6 +251,156 @@ fn lanes_io(
     out
 }
 
+/// The AoS steps' moves under AVX (C, after [`sqrt_fns`]): `width` items into
+/// their component vectors and back, lane j of every vector item j. Each
+/// vector's 128-bit halves hold items 0-3 and 4-7 (binary64: 0-1 and 2-3),
+/// and each half is loaded or stored as one 16-byte piece of an item, so the
+/// rest is shuffles within a half (AVX's one-uop in-lane shuffles), never a
+/// gather across the halves. A group of four binary32 (two binary64)
+/// consecutive elements of each item makes four (two) component vectors; a
+/// shape whose size is not a multiple of the group takes its last group
+/// overlapping the one before (never a read or write past the item), and a
+/// vec3f or vec2f, smaller than a group, has its own moves over the
+/// consecutive items.
+const AVX_AOS_MOVES: &str = r#"#if defined(__AVX__)
+/* The AoS steps' moves: lane j of every component vector is item j; a vector's 128-bit halves
+   hold items 0-3 and 4-7 (binary64: 0-1 and 2-3), each half one 16-byte piece of an item, so the
+   rest is shuffles within a half. Elements at..at+3 (at..at+1) of each item, item k at
+   p + k * stride, are four (two) component vectors. They move bits and never compute. */
+static __inline__ __attribute__((__always_inline__, __unused__)) __m256 aether_batch_halves_f32(const float *lo, const float *hi)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_put_halves_f32(float *lo, float *hi, __m256 v)
+{
+    _mm_storeu_ps(lo, _mm256_castps256_ps128(v));
+    _mm_storeu_ps(hi, _mm256_extractf128_ps(v, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) __m256d aether_batch_halves_f64(const double *lo, const double *hi)
+{
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(lo)), _mm_loadu_pd(hi), 1);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_put_halves_f64(double *lo, double *hi, __m256d v)
+{
+    _mm_storeu_pd(lo, _mm256_castpd256_pd128(v));
+    _mm_storeu_pd(hi, _mm256_extractf128_pd(v, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load4_f32x8(const float *p, size_t stride, size_t at, aether_f32x8 *c0, aether_f32x8 *c1, aether_f32x8 *c2, aether_f32x8 *c3)
+{
+    const __m256 r0 = aether_batch_halves_f32(p + at, p + 4u * stride + at);
+    const __m256 r1 = aether_batch_halves_f32(p + stride + at, p + 5u * stride + at);
+    const __m256 r2 = aether_batch_halves_f32(p + 2u * stride + at, p + 6u * stride + at);
+    const __m256 r3 = aether_batch_halves_f32(p + 3u * stride + at, p + 7u * stride + at);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    *c0 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    *c1 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    *c2 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    *c3 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store4_f32x8(float *p, size_t stride, size_t at, aether_f32x8 c0, aether_f32x8 c1, aether_f32x8 c2, aether_f32x8 c3)
+{
+    const __m256 t0 = _mm256_unpacklo_ps((__m256)c0, (__m256)c1), t1 = _mm256_unpackhi_ps((__m256)c0, (__m256)c1);
+    const __m256 t2 = _mm256_unpacklo_ps((__m256)c2, (__m256)c3), t3 = _mm256_unpackhi_ps((__m256)c2, (__m256)c3);
+    aether_batch_put_halves_f32(p + at, p + 4u * stride + at, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)));
+    aether_batch_put_halves_f32(p + stride + at, p + 5u * stride + at, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)));
+    aether_batch_put_halves_f32(p + 2u * stride + at, p + 6u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
+    aether_batch_put_halves_f32(p + 3u * stride + at, p + 7u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
+}
+/* Eight consecutive vec3f: the halves hold x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 (and items 4-7). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load3_f32x8(const float *p, aether_f32x8 *x, aether_f32x8 *y, aether_f32x8 *z)
+{
+    const __m256 m03 = aether_batch_halves_f32(p, p + 12), m14 = aether_batch_halves_f32(p + 4, p + 16);
+    const __m256 m25 = aether_batch_halves_f32(p + 8, p + 20);
+    const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2)); /* x2 y2 x3 y3 */
+    const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1)); /* y0 z0 y1 z1 */
+    *x = (aether_f32x8)_mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+    *y = (aether_f32x8)_mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+    *z = (aether_f32x8)_mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store3_f32x8(float *p, aether_f32x8 x, aether_f32x8 y, aether_f32x8 z)
+{
+    const __m256 rxy = _mm256_shuffle_ps((__m256)x, (__m256)y, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 x2 y0 y2 */
+    const __m256 ryz = _mm256_shuffle_ps((__m256)y, (__m256)z, _MM_SHUFFLE(3, 1, 3, 1)); /* y1 y3 z1 z3 */
+    const __m256 rzx = _mm256_shuffle_ps((__m256)z, (__m256)x, _MM_SHUFFLE(3, 1, 2, 0)); /* z0 z2 x1 x3 */
+    aether_batch_put_halves_f32(p, p + 12, _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0)));
+    aether_batch_put_halves_f32(p + 4, p + 16, _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0)));
+    aether_batch_put_halves_f32(p + 8, p + 20, _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/* Eight consecutive vec2f: the halves hold x0 y0 x1 y1 | x2 y2 x3 y3 (and items 4-7). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load2_f32x8(const float *p, aether_f32x8 *x, aether_f32x8 *y)
+{
+    const __m256 r0 = aether_batch_halves_f32(p, p + 8), r1 = aether_batch_halves_f32(p + 4, p + 12);
+    *x = (aether_f32x8)_mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0));
+    *y = (aether_f32x8)_mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(3, 1, 3, 1));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store2_f32x8(float *p, aether_f32x8 x, aether_f32x8 y)
+{
+    aether_batch_put_halves_f32(p, p + 8, _mm256_unpacklo_ps((__m256)x, (__m256)y));
+    aether_batch_put_halves_f32(p + 4, p + 12, _mm256_unpackhi_ps((__m256)x, (__m256)y));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load2_f64x4(const double *p, size_t stride, size_t at, aether_f64x4 *c0, aether_f64x4 *c1)
+{
+    const __m256d r0 = aether_batch_halves_f64(p + at, p + 2u * stride + at);
+    const __m256d r1 = aether_batch_halves_f64(p + stride + at, p + 3u * stride + at);
+    *c0 = (aether_f64x4)_mm256_unpacklo_pd(r0, r1);
+    *c1 = (aether_f64x4)_mm256_unpackhi_pd(r0, r1);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store2_f64x4(double *p, size_t stride, size_t at, aether_f64x4 c0, aether_f64x4 c1)
+{
+    aether_batch_put_halves_f64(p + at, p + 2u * stride + at, _mm256_unpacklo_pd((__m256d)c0, (__m256d)c1));
+    aether_batch_put_halves_f64(p + stride + at, p + 3u * stride + at, _mm256_unpackhi_pd((__m256d)c0, (__m256d)c1));
+}
+#endif"#;
+
+/// The AVX form of [`aos_io`] (`None` for a vector type it has no moves
+/// for): the component vectors of `words`-element items by groups of four
+/// binary32 (two binary64) elements, the last overlapping the one before
+/// where `words` is not a multiple of the group (its components already
+/// placed go to `aether_skip`, and on a store it writes them again with the
+/// same bits); a vec3f or vec2f by its own moves.
+fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, vector: &str) -> Option<Vec<String>> {
+    let field = |c: usize| format!("{var}.{}", component(kind, c));
+    let (elem_c, group, suffix) = match vector {
+        "aether_f32x8" => ("float", 4, "f32x8"),
+        "aether_f64x4" => ("double", 2, "f64x4"),
+        _ => return None,
+    };
+    let base = if load { format!("(const {elem_c} *)(const void *)({arr} + i)") } else { format!("({elem_c} *)(void *)({arr} + i)") };
+    if words < group {
+        // vec2f and vec3f: their own moves over consecutive items.
+        let fields: Vec<String> = (0..words).map(field).collect();
+        let args = if load { fields.iter().map(|f| format!("&{f}")).collect::<Vec<_>>() } else { fields };
+        let op = if load { "load" } else { "store" };
+        return Some(vec![format!("aether_batch_aos_{op}{words}_{suffix}({base}, {});", args.join(", "))]);
+    }
+    let mut starts: Vec<usize> = (0..words / group).map(|g| g * group).collect();
+    if words % group != 0 {
+        starts.push(words - group);
+    }
+    let mut out = Vec::new();
+    let mut placed = vec![false; words];
+    if load && words % group != 0 {
+        out.push(format!("{vector} aether_skip_{var};"));
+    }
+    for &s in &starts {
+        let comps: Vec<String> = (s..s + group)
+            .map(|c| {
+                let first = !placed[c];
+                placed[c] = true;
+                match (load, first) {
+                    (true, true) => format!("&{}", field(c)),
+                    (true, false) => format!("&aether_skip_{var}"),
+                    (false, _) => field(c),
+                }
+            })
+            .collect();
+        let op = if load { "load" } else { "store" };
+        out.push(format!("aether_batch_aos_{op}{group}_{suffix}({base}, {words}u, {s}u, {});", comps.join(", ")));
+    }
+    Some(out)
+}
+
 /// The AoS side of [`lanes_io`]: the `width` items from `i` are
 /// `words * width` consecutive elements, moved as `words` whole vectors and
 /// rearranged by shuffles (shapes of up to four components; a matrix's
@@ -264,7 +414,6 @@ fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, lo
         ShapeKind::Scalar => var.to_string(),
         _ => format!("{var}.{}", component(kind, c)),
     };
-    let bytes = |s: usize, konst: &str| format!("({konst}char *)({konst}void *)({arr} + i) + {}u * sizeof({elem_c})", s * width);
     if words == 1 {
         return vec![if load {
             format!("memcpy(&{}, (const {elem_c} *)(const void *)({arr} + i), {width}u * sizeof({elem_c}));", field(0))
@@ -272,6 +421,38 @@ fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, lo
             format!("memcpy((void *)({arr} + i), &{}, {width}u * sizeof({elem_c}));", field(0))
         }];
     }
+    let portable = aos_io_portable(kind, var, arr, words, width, load, elem_c, vector);
+    match avx_aos_io(kind, var, arr, words, load, vector) {
+        Some(avx) => {
+            let mut out = vec!["#if defined(__AVX__)".to_string()];
+            out.extend(avx);
+            out.push("#else".into());
+            out.extend(portable);
+            out.push("#endif".into());
+            out
+        }
+        None => portable,
+    }
+}
+
+/// [`aos_io`] without AVX: whole vectors rearranged by two-source shuffles,
+/// a matrix lane by lane.
+#[allow(clippy::too_many_arguments)]
+fn aos_io_portable(
+    kind: &ShapeKind,
+    var: &str,
+    arr: &str,
+    words: usize,
+    width: usize,
+    load: bool,
+    elem_c: &str,
+    vector: &str,
+) -> Vec<String> {
+    let field = |c: usize| match kind {
+        ShapeKind::Scalar => var.to_string(),
+        _ => format!("{var}.{}", component(kind, c)),
+    };
+    let bytes = |s: usize, konst: &str| format!("({konst}char *)({konst}void *)({arr} + i) + {}u * sizeof({elem_c})", s * width);
     if words > 4 {
         // A matrix: its components draw on up to eight vectors each, and the chains of shuffles
         // measured slower than building each vector from its lanes (and storing lane by lane).
@@ -349,30 +530,76 @@ fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, lo
     out
 }
 
+/// Whether a function is componentwise: its parameters and its result are
+/// one shape, it has no intermediate, and result component c is result
+/// component 0's tree with every input's component 0 replaced by its
+/// component c (vector add, sub, mul, div, neg, abs, min, max). An array of
+/// such items is then one array of n * words elements, each going through
+/// the same operation, and its `_aos` form is its `_soa` form over that
+/// array (components c * n + i and item k's component c are both just
+/// elements of it): whole vectors of elements, no shuffle.
+pub fn componentwise(f: &Function) -> bool {
+    fn shifted(e: &Expr, c: usize) -> Option<Expr> {
+        let all = |v: &[Expr]| v.iter().map(|x| shifted(x, c)).collect::<Option<Vec<_>>>();
+        Some(match e {
+            Expr::Input { param, comp: 0 } => Expr::Input { param: *param, comp: c },
+            Expr::Input { .. } | Expr::Temp(_) | Expr::Fold { .. } | Expr::Hole(_) => return None,
+            Expr::Lit(_) | Expr::Truth(_) => e.clone(),
+            Expr::Bin(op, a, b) => Expr::Bin(*op, Box::new(shifted(a, c)?), Box::new(shifted(b, c)?)),
+            Expr::Not(a) => Expr::Not(Box::new(shifted(a, c)?)),
+            Expr::Call(b, args) => Expr::Call(*b, all(args)?),
+            Expr::Select(k, a, b) => Expr::Select(Box::new(shifted(k, c)?), Box::new(shifted(a, c)?), Box::new(shifted(b, c)?)),
+        })
+    }
+    let words = f.ret.words();
+    matches!(f.ret, Kind::Shape(_))
+        && words >= 2
+        && f.temps.is_empty()
+        && f.params.iter().all(|p| p.kind == f.ret)
+        && (0..words).all(|c| shifted(&f.outputs[0], c).as_ref() == Some(&f.outputs[c]))
+}
+
+/// Whether a function only moves its inputs' elements (transpose,
+/// identity): no arithmetic for a vector step to share out, and the item
+/// loop is a copy.
+fn moves_only(f: &Function) -> bool {
+    f.temps.is_empty() && f.outputs.iter().all(|e| matches!(e, Expr::Input { .. } | Expr::Lit(_)))
+}
+
 /// The condition under which a function's `_aos` form runs its vector step
-/// (else every item goes through its item function, a loop the compiler may
-/// vectorise itself). Measured (docs/reports/performance-notes.md):
-/// - gcc: the vector step, except where the item function's products are
-///   lanes gcc packs within one item (the matrix and quaternion products,
-///   mat4 * vec4): there the item loop (mat4f_mul 2.8 ns against the
-///   step's 9.7, quatf_mul 1.58 against 1.76);
-/// - clang: the vector step everywhere (its loop vectoriser packs the item
-///   loop across items only where an item has one result, and there the
-///   step is as fast: dot 0.35 against 0.36 ns; elsewhere the step is up to
-///   twice as fast, quatf_mul 1.60 against 2.99, and the item loop at most
-///   1.3 times faster, quatd_mul);
-/// - both: the item loop where the item function has its per-item vector
-///   form (`c_item`: the mat4 products and quatf_mul under AETHER_ITEM_SHUFFLES),
-///   which moves no component into the lanes of other items.
+/// (else every item goes through its item function). With AVX the step's
+/// moves (`AVX_AOS_MOVES`) are in-lane shuffles: measured at n = 1024
+/// (docs/reports/performance-notes.md), the step is the faster everywhere
+/// but
+/// - the mat4 products (a 16-element operand, and products a vectoriser
+///   packs: mat4 * mat4, mat4 * vec4): their item function is already full
+///   vector code over one item, the per-item form under
+///   AETHER_ITEM_SHUFFLES or gcc's packing of its rows (mat4f_mul 3.7 ns
+///   per item against the step's 4.5 with gcc, 3.2 against 5.9 with clang;
+///   mat4d_mul with gcc 6.3 against 8.1); clang without the forms packs no
+///   row, and there the step is the faster (mat4d_mul 11.2 against 12.4);
+/// - the functions that only move elements (a transpose: the item loop is a
+///   copy, mat3f_transpose 1.0 ns against 1.3).
+///
+/// Without AVX the step's moves are two-source shuffle chains, measured
+/// slower than gcc's item loop wherever the item's products pack
+/// ([`c::products_vectorise`]); there gcc takes the item loop.
 ///
 /// `AETHER_BATCH_AOS_STEPS` (every `_aos` through its vector step) and
 /// `AETHER_BATCH_AOS_ITEMS` (every item alone) override it, for the
 /// benchmark and the tests.
 fn aos_steps_condition(model: &Model, f: &Function) -> String {
-    let pick = if super::c_item::form(model, f).is_some() {
+    let mat4_product = c::products_vectorise(f) && f.params.iter().any(|p| p.kind.words() == 16);
+    let pick = if moves_only(f) {
+        "0"
+    } else if mat4_product && super::c_item::form(model, f).is_some() {
         "(defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES))"
-    } else if c::products_vectorise(f) {
-        "defined(__clang__)"
+    } else if mat4_product || c::products_vectorise(f) {
+        if mat4_product {
+            "defined(__clang__)"
+        } else {
+            "(defined(__AVX__) || defined(__clang__))"
+        }
     } else {
         "1"
     };
@@ -437,7 +664,16 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
     params.push("size_t n".into());
     let args: Vec<String> = f.params.iter().map(|p| format!("v_{}", p.name)).collect();
     let mut body = vec!["size_t i = 0;".to_string()];
-    if vectorises(f) {
+    if aos && vectorises(f) && componentwise(f) {
+        // The items' components as one array of n * words elements (the packed-struct checks
+        // stand beside the vector types): the _soa form over it.
+        let cast = |arr: &str, konst: &str| format!("({konst}{} *)({konst}void *){arr}", t.c_type);
+        let flat: Vec<String> = f.params.iter().map(|p| cast(&p.name, "const ")).chain([cast("out", ""), "n".into()]).collect();
+        body.push("#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)".into());
+        body.push(format!("{name}_soa({});", flat.join(", ")));
+        body.push("i = n;".into());
+        body.push("#endif".into());
+    } else if vectorises(f) {
         body.push(if aos {
             format!("#if defined(AETHER_LANES_SIMD) && {}", aos_steps_condition(model, f))
         } else {
@@ -602,6 +838,7 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
     ];
     c.extend(vector_types(model));
     c.extend(sqrt_fns(model));
+    c.push(AVX_AOS_MOVES.into());
     c.push(String::new());
     for f in lowered.iter().filter(|f| vectorises(f)) {
         c.extend(step(model, f));
