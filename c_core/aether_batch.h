@@ -6,7 +6,8 @@
    [i]). Every item gets the bits the function gives it alone. With GNU C compilers (gcc, clang)
    eight binary32 items (four binary64) run as one vector step, each vector lane the function's
    operations in its order (an _aos form shuffles eight structs into lanes, or, where measured
-   faster, loops over the items); the rest, and every item elsewhere, through the function
+   faster, loops over the items; a componentwise one, as vector add, runs over the items'
+   elements as one array); the rest, and every item elsewhere, through the function
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be

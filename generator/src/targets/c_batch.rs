@@ -782,7 +782,8 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
         "   [i]). Every item gets the bits the function gives it alone. With GNU C compilers (gcc, clang)".into(),
         "   eight binary32 items (four binary64) run as one vector step, each vector lane the function's".into(),
         "   operations in its order (an _aos form shuffles eight structs into lanes, or, where measured".into(),
-        "   faster, loops over the items); the rest, and every item elsewhere, through the function".into(),
+        "   faster, loops over the items; a componentwise one, as vector add, runs over the items'".into(),
+        "   elements as one array); the rest, and every item elsewhere, through the function".into(),
         "   itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values".into(),
         "   are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one".into(),
         "   otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be".into(),
@@ -1028,5 +1029,92 @@ mod tests {
         let p = |x: &str| format!("aether_product_f32x8(({x}))");
         let want = format!("({} + ({} + {}))", p("a.z * b.z"), p("a.y * b.y"), p("a.x * b.x"));
         assert!(text.contains(&want), "{text}");
+    }
+
+    fn function<'a>(lowered: &'a [Function], m: &Model, name: &str) -> &'a Function {
+        lowered.iter().find(|f| m.c_name(f) == name).unwrap_or_else(|| panic!("{name}"))
+    }
+
+    /// Exactly the same operation on every component is componentwise: not a
+    /// scale (its factor is one per item), not a conjugate (w is kept), not
+    /// a cross product; and a tree whose components were swapped, or whose
+    /// one component does another operation, is not either.
+    #[test]
+    fn componentwise_is_the_same_operation_on_every_component() {
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let lowered = m.lowered();
+        for name in ["aether_vec4f_add", "aether_vec3d_sub", "aether_vec2f_mul", "aether_vec4d_neg", "aether_vec3f_abs", "aether_vec4f_min"]
+        {
+            assert!(componentwise(function(&lowered, &m, name)), "{name}");
+        }
+        for name in [
+            "aether_vec4f_scale",
+            "aether_vec2f_div",
+            "aether_quatf_conjugate",
+            "aether_vec3f_cross",
+            "aether_mat4f_transpose",
+            "aether_vec4f_lerp",
+        ] {
+            assert!(!componentwise(function(&lowered, &m, name)), "{name}");
+        }
+        let add = function(&lowered, &m, "aether_vec4f_add");
+        let mut swapped = add.clone();
+        swapped.outputs.swap(1, 2);
+        assert!(!componentwise(&swapped), "components swapped");
+        let mut other = add.clone();
+        let sub = function(&lowered, &m, "aether_vec4f_sub");
+        other.outputs[3] = sub.outputs[3].clone();
+        assert!(!componentwise(&other), "one component subtracts");
+        let text = form(&m, add, true).body.join("\n");
+        assert!(
+            text.contains("aether_vec4f_add_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);"),
+            "{text}"
+        );
+    }
+
+    /// The AVX moves take groups of four binary32 (two binary64) elements; a
+    /// size that is not a multiple takes its last group overlapping the one
+    /// before, never past the item, and loads each component once.
+    #[test]
+    fn the_avx_moves_stay_inside_the_item() {
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let mat3 = m.spec.shapes.iter().find(|s| s.name == "mat3").expect("mat3").kind.clone();
+        let load = avx_aos_io(&mat3, "v_m", "m", 9, true, "aether_f32x8").unwrap();
+        assert_eq!(
+            load,
+            [
+                "aether_f32x8 aether_skip_v_m;",
+                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);",
+                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);",
+                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 5u, &aether_skip_v_m, &aether_skip_v_m, &aether_skip_v_m, &v_m.m[8]);",
+            ]
+        );
+        let store = avx_aos_io(&mat3, "r", "out", 9, false, "aether_f64x4").unwrap();
+        let last = store.last().unwrap();
+        assert!(last.contains("9u, 7u, r.m[7], r.m[8]);"), "{last}");
+        let vec3 = ShapeKind::Vector(vec!["x".into(), "y".into(), "z".into()]);
+        assert_eq!(
+            avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f32x8").unwrap(),
+            ["aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);"]
+        );
+        let d = avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f64x4").unwrap();
+        assert!(d[2].contains("3u, 1u, &aether_skip_v_a, &v_a.z);"), "{d:?}");
+        assert!(avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f16x16").is_none());
+    }
+
+    /// The item loop where the item is already vector code (the mat4
+    /// products) or a copy (a transpose); the vector step elsewhere.
+    #[test]
+    fn the_aos_pick_keeps_items_for_the_mat4_products_and_the_moves() {
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let lowered = m.lowered();
+        let pick = |name: &str| aos_steps_condition(&m, function(&lowered, &m, name));
+        assert!(pick("aether_mat4f_mul").ends_with("(defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))"));
+        assert!(pick("aether_mat4d_mul").ends_with("|| defined(__clang__))"));
+        assert!(pick("aether_mat3f_transpose").ends_with("|| 0)"));
+        assert!(pick("aether_quatf_mul").ends_with("|| (defined(__AVX__) || defined(__clang__)))"));
+        assert!(pick("aether_mat4f_inverse_adjugate").ends_with("|| 1)"));
+        assert!(moves_only(function(&lowered, &m, "aether_mat4d_transpose")));
+        assert!(!moves_only(function(&lowered, &m, "aether_quatf_conjugate")));
     }
 }
