@@ -214,6 +214,21 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
     aether_batch_put_halves_f32(p, p + 8, _mm256_unpacklo_ps((__m256)x, (__m256)y));
     aether_batch_put_halves_f32(p + 4, p + 12, _mm256_unpackhi_ps((__m256)x, (__m256)y));
 }
+/* Four consecutive vec3d: the halves hold x0 y0 | z0 x1 | y1 z1 (and items 2-3). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load3_f64x4(const double *p, aether_f64x4 *x, aether_f64x4 *y, aether_f64x4 *z)
+{
+    const __m256d a = aether_batch_halves_f64(p, p + 6), b = aether_batch_halves_f64(p + 2, p + 8);
+    const __m256d c = aether_batch_halves_f64(p + 4, p + 10);
+    *x = (aether_f64x4)_mm256_shuffle_pd(a, b, 0xA);
+    *y = (aether_f64x4)_mm256_shuffle_pd(a, c, 0x5);
+    *z = (aether_f64x4)_mm256_shuffle_pd(b, c, 0xA);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store3_f64x4(double *p, aether_f64x4 x, aether_f64x4 y, aether_f64x4 z)
+{
+    aether_batch_put_halves_f64(p, p + 6, _mm256_shuffle_pd((__m256d)x, (__m256d)y, 0x0));
+    aether_batch_put_halves_f64(p + 2, p + 8, _mm256_shuffle_pd((__m256d)z, (__m256d)x, 0xA));
+    aether_batch_put_halves_f64(p + 4, p + 10, _mm256_shuffle_pd((__m256d)y, (__m256d)z, 0xF));
+}
 static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load2_f64x4(const double *p, size_t stride, size_t at, aether_f64x4 *c0, aether_f64x4 *c1)
 {
     const __m256d r0 = aether_batch_halves_f64(p + at, p + 2u * stride + at);
@@ -9211,9 +9226,7 @@ void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -9226,8 +9239,7 @@ void aether_vec3d_scale_aos(const aether_vec3d *a, const double *s, aether_vec3d
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec3d_scale_batch_x4(&aether_r, &v_a, &v_s);
         #if defined(__AVX__)
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
@@ -9618,9 +9630,7 @@ void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *
         aether_f64x4 v_s;
         aether_vec3dx4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -9633,8 +9643,7 @@ void aether_vec3d_div_aos(const aether_vec3d *a, const double *s, aether_vec3d *
         memcpy(&v_s, (const double *)(const void *)(s + i), 4u * sizeof(double));
         aether_vec3d_div_batch_x4(&aether_r, &v_a, &v_s);
         #if defined(__AVX__)
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
@@ -11290,9 +11299,7 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         aether_f64x4 v_t;
         aether_vec3dx4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -11303,9 +11310,7 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         #endif
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_b;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 0u, &v_b.x, &v_b.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 1u, &aether_skip_v_b, &v_b.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(b + i), &v_b.x, &v_b.y, &v_b.z);
         #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -11318,8 +11323,7 @@ void aether_vec3d_lerp_aos(const aether_vec3d *a, const aether_vec3d *b, const d
         memcpy(&v_t, (const double *)(const void *)(t + i), 4u * sizeof(double));
         aether_vec3d_lerp_batch_x4(&aether_r, &v_a, &v_b, &v_t);
         #if defined(__AVX__)
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
@@ -11708,9 +11712,7 @@ void aether_vec3d_sum_aos(const aether_vec3d *a, double *out, size_t n)
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -12078,9 +12080,7 @@ void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *
         aether_vec3dx4 v_b;
         aether_f64x4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -12091,9 +12091,7 @@ void aether_vec3d_dot_aos(const aether_vec3d *a, const aether_vec3d *b, double *
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         #endif
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_b;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 0u, &v_b.x, &v_b.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 1u, &aether_skip_v_b, &v_b.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(b + i), &v_b.x, &v_b.y, &v_b.z);
         #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -12449,9 +12447,7 @@ void aether_vec3d_squared_norm_aos(const aether_vec3d *a, double *out, size_t n)
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -12758,9 +12754,7 @@ void aether_vec3d_norm_aos(const aether_vec3d *a, double *out, size_t n)
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -13067,9 +13061,7 @@ void aether_vec3d_max_norm_aos(const aether_vec3d *a, double *out, size_t n)
         aether_vec3dx4 v_a;
         aether_f64x4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -13380,9 +13372,7 @@ void aether_vec3d_is_finite_aos(const aether_vec3d *a, int *out, size_t n)
         aether_i64x4 aether_r;
         unsigned aether_k;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -13719,9 +13709,7 @@ void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t
         aether_vec3dx4 v_a;
         aether_vec3dx4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -13733,8 +13721,7 @@ void aether_vec3d_normalize_aos(const aether_vec3d *a, aether_vec3d *out, size_t
         #endif
         aether_vec3d_normalize_batch_x4(&aether_r, &v_a);
         #if defined(__AVX__)
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
@@ -14149,9 +14136,7 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         aether_vec3dx4 v_b;
         aether_vec3dx4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_a;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 0u, &v_a.x, &v_a.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(a + i), 3u, 1u, &aether_skip_v_a, &v_a.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f64x4 v_a_w0, v_a_w1, v_a_w2;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -14162,9 +14147,7 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         v_a.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_a_w0, v_a_w1, 2, 5, 0, 0), v_a_w2, 0, 1, 4, 7);
         #endif
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_b;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 0u, &v_b.x, &v_b.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(b + i), 3u, 1u, &aether_skip_v_b, &v_b.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(b + i), &v_b.x, &v_b.y, &v_b.z);
         #else
         aether_f64x4 v_b_w0, v_b_w1, v_b_w2;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -14176,8 +14159,7 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
         #endif
         aether_vec3d_cross_batch_x4(&aether_r, &v_a, &v_b);
         #if defined(__AVX__)
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
@@ -14661,9 +14643,7 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
         v_q.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_q_w0, v_q_w1, 3, 7, 0, 0), v_q_w2, 0, 1, 7, 0), v_q_w3, 0, 1, 2, 7);
         #endif
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_v;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 0u, &v_v.x, &v_v.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 1u, &aether_skip_v_v, &v_v.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(v + i), &v_v.x, &v_v.y, &v_v.z);
         #else
         aether_f64x4 v_v_w0, v_v_w1, v_v_w2;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -14675,8 +14655,7 @@ void aether_quatd_rotate_aos(const aether_quatd *q, const aether_vec3d *v, aethe
         #endif
         aether_quatd_rotate_batch_x4(&aether_r, &v_q, &v_v);
         #if defined(__AVX__)
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
@@ -15019,9 +14998,7 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
         v_m.m[8] = (aether_f64x4){m[i + 0u].m[8], m[i + 1u].m[8], m[i + 2u].m[8], m[i + 3u].m[8]};
         #endif
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_v;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 0u, &v_v.x, &v_v.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(v + i), 3u, 1u, &aether_skip_v_v, &v_v.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(v + i), &v_v.x, &v_v.y, &v_v.z);
         #else
         aether_f64x4 v_v_w0, v_v_w1, v_v_w2;
         memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
@@ -15033,8 +15010,7 @@ void aether_mat3d_mul_vec_aos(const aether_mat3d *m, const aether_vec3d *v, aeth
         #endif
         aether_mat3d_mul_vec_batch_x4(&aether_r, &v_m, &v_v);
         #if defined(__AVX__)
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 0u, aether_r.x, aether_r.y);
-        aether_batch_aos_store2_f64x4((double *)(void *)(out + i), 3u, 1u, aether_r.y, aether_r.z);
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
         { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
@@ -21589,9 +21565,7 @@ void aether_quatd_from_axis_angle_aos(const aether_vec3d *axis, const double *an
         aether_f64x4 v_angle;
         aether_quatdx4 aether_r;
         #if defined(__AVX__)
-        aether_f64x4 aether_skip_v_axis;
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(axis + i), 3u, 0u, &v_axis.x, &v_axis.y);
-        aether_batch_aos_load2_f64x4((const double *)(const void *)(axis + i), 3u, 1u, &aether_skip_v_axis, &v_axis.z);
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(axis + i), &v_axis.x, &v_axis.y, &v_axis.z);
         #else
         aether_f64x4 v_axis_w0, v_axis_w1, v_axis_w2;
         memcpy(&v_axis_w0, (const char *)(const void *)(axis + i) + 0u * sizeof(double), 4u * sizeof(double));

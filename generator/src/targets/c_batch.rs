@@ -260,7 +260,7 @@ fn lanes_io(
 /// consecutive elements of each item makes four (two) component vectors; a
 /// shape whose size is not a multiple of the group takes its last group
 /// overlapping the one before (never a read or write past the item), and a
-/// vec3f or vec2f, smaller than a group, has its own moves over the
+/// vec3f or vec2f (smaller than a group) and a vec3d have their own moves over the
 /// consecutive items.
 const AVX_AOS_MOVES: &str = r#"#if defined(__AVX__)
 /* The AoS steps' moves: lane j of every component vector is item j; a vector's 128-bit halves
@@ -351,6 +351,21 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
     aether_batch_put_halves_f32(p, p + 8, _mm256_unpacklo_ps((__m256)x, (__m256)y));
     aether_batch_put_halves_f32(p + 4, p + 12, _mm256_unpackhi_ps((__m256)x, (__m256)y));
 }
+/* Four consecutive vec3d: the halves hold x0 y0 | z0 x1 | y1 z1 (and items 2-3). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load3_f64x4(const double *p, aether_f64x4 *x, aether_f64x4 *y, aether_f64x4 *z)
+{
+    const __m256d a = aether_batch_halves_f64(p, p + 6), b = aether_batch_halves_f64(p + 2, p + 8);
+    const __m256d c = aether_batch_halves_f64(p + 4, p + 10);
+    *x = (aether_f64x4)_mm256_shuffle_pd(a, b, 0xA);
+    *y = (aether_f64x4)_mm256_shuffle_pd(a, c, 0x5);
+    *z = (aether_f64x4)_mm256_shuffle_pd(b, c, 0xA);
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store3_f64x4(double *p, aether_f64x4 x, aether_f64x4 y, aether_f64x4 z)
+{
+    aether_batch_put_halves_f64(p, p + 6, _mm256_shuffle_pd((__m256d)x, (__m256d)y, 0x0));
+    aether_batch_put_halves_f64(p + 2, p + 8, _mm256_shuffle_pd((__m256d)z, (__m256d)x, 0xA));
+    aether_batch_put_halves_f64(p + 4, p + 10, _mm256_shuffle_pd((__m256d)y, (__m256d)z, 0xF));
+}
 static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load2_f64x4(const double *p, size_t stride, size_t at, aether_f64x4 *c0, aether_f64x4 *c1)
 {
     const __m256d r0 = aether_batch_halves_f64(p + at, p + 2u * stride + at);
@@ -370,7 +385,7 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
 /// binary32 (two binary64) elements, the last overlapping the one before
 /// where `words` is not a multiple of the group (its components already
 /// placed go to `aether_skip`, and on a store it writes them again with the
-/// same bits); a vec3f or vec2f by its own moves.
+/// same bits); a vec3f, vec2f or vec3d by its own moves.
 fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, vector: &str) -> Option<Vec<String>> {
     let field = |c: usize| format!("{var}.{}", component(kind, c));
     let (elem_c, group, suffix) = match vector {
@@ -379,8 +394,8 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
         _ => return None,
     };
     let base = if load { format!("(const {elem_c} *)(const void *)({arr} + i)") } else { format!("({elem_c} *)(void *)({arr} + i)") };
-    if words < group {
-        // vec2f and vec3f: their own moves over consecutive items.
+    if words < group || (group == 2 && words == 3) {
+        // vec2f, vec3f and vec3d: their own moves over consecutive items.
         let fields: Vec<String> = (0..words).map(field).collect();
         let args = if load { fields.iter().map(|f| format!("&{f}")).collect::<Vec<_>>() } else { fields };
         let op = if load { "load" } else { "store" };
@@ -1109,8 +1124,10 @@ mod tests {
             avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f32x8").unwrap(),
             ["aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);"]
         );
-        let d = avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f64x4").unwrap();
-        assert!(d[2].contains("3u, 1u, &aether_skip_v_a, &v_a.z);"), "{d:?}");
+        assert_eq!(
+            avx_aos_io(&vec3, "r", "out", 3, false, "aether_f64x4").unwrap(),
+            ["aether_batch_aos_store3_f64x4((double *)(void *)(out + i), r.x, r.y, r.z);"]
+        );
         assert!(avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f16x16").is_none());
     }
 
