@@ -182,6 +182,29 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
     aether_batch_put_halves_f32(p + 2u * stride + at, p + 6u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
     aether_batch_put_halves_f32(p + 3u * stride + at, p + 7u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
 }
+/* Eight consecutive items of four elements, two per 32-byte load or store: lane j of the
+   component vectors is item 0, 2, 4, 6, 1, 3, 5, 7 (the same in every vector of a step whose
+   inputs and result all move so, which is all a lane-wise step needs). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load4w_f32x8(const float *p, aether_f32x8 *c0, aether_f32x8 *c1, aether_f32x8 *c2, aether_f32x8 *c3)
+{
+    const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8);
+    const __m256 r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    *c0 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    *c1 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    *c2 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    *c3 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store4w_f32x8(float *p, aether_f32x8 c0, aether_f32x8 c1, aether_f32x8 c2, aether_f32x8 c3)
+{
+    const __m256 t0 = _mm256_unpacklo_ps((__m256)c0, (__m256)c1), t1 = _mm256_unpackhi_ps((__m256)c0, (__m256)c1);
+    const __m256 t2 = _mm256_unpacklo_ps((__m256)c2, (__m256)c3), t3 = _mm256_unpackhi_ps((__m256)c2, (__m256)c3);
+    _mm256_storeu_ps(p, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)));
+    _mm256_storeu_ps(p + 8, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)));
+    _mm256_storeu_ps(p + 16, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
+    _mm256_storeu_ps(p + 24, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
+}
 /* Eight consecutive vec3f: the halves hold x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 (and items 4-7). */
 static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load3_f32x8(const float *p, aether_f32x8 *x, aether_f32x8 *y, aether_f32x8 *z)
 {
@@ -13774,7 +13797,7 @@ void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t
         aether_vec4fx8 v_a;
         aether_vec4fx8 aether_r;
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.x, &v_a.y, &v_a.z, &v_a.w);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z, &v_a.w);
         #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -13788,7 +13811,7 @@ void aether_vec4f_normalize_aos(const aether_vec4f *a, aether_vec4f *out, size_t
         #endif
         aether_vec4f_normalize_batch_x8(&aether_r, &v_a);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.x, aether_r.y, aether_r.z, aether_r.w);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z, aether_r.w);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.z, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.w, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.z, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.w, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
@@ -13912,7 +13935,7 @@ void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x, &v_a.y, &v_a.z);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(a + i), &v_a.w, &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -13926,7 +13949,7 @@ void aether_quatf_normalize_aos(const aether_quatf *a, aether_quatf *out, size_t
         #endif
         aether_quatf_normalize_batch_x8(&aether_r, &v_a);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.w, aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
@@ -14223,7 +14246,7 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
         aether_quatfx8 v_b;
         aether_quatfx8 aether_r;
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x, &v_a.y, &v_a.z);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(a + i), &v_a.w, &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -14236,7 +14259,7 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
         v_a.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         #endif
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.w, &v_b.x, &v_b.y, &v_b.z);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(b + i), &v_b.w, &v_b.x, &v_b.y, &v_b.z);
         #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -14250,7 +14273,7 @@ void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_q
         #endif
         aether_quatf_mul_batch_x8(&aether_r, &v_a, &v_b);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.w, aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
@@ -14399,7 +14422,7 @@ void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t
         aether_quatfx8 v_a;
         aether_quatfx8 aether_r;
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.w, &v_a.x, &v_a.y, &v_a.z);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(a + i), &v_a.w, &v_a.x, &v_a.y, &v_a.z);
         #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -14413,7 +14436,7 @@ void aether_quatf_conjugate_aos(const aether_quatf *a, aether_quatf *out, size_t
         #endif
         aether_quatf_conjugate_batch_x8(&aether_r, &v_a);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.w, aether_r.x, aether_r.y, aether_r.z);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.w, aether_r.x, aether_r.y, aether_r.z);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 0, 8, 0, 0, 1, 9, 0, 0), aether_r.y, 0, 1, 8, 0, 4, 5, 9, 0), aether_r.z, 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.w, aether_r.x, 2, 10, 0, 0, 3, 11, 0, 0), aether_r.y, 0, 1, 10, 0, 4, 5, 11, 0), aether_r.z, 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
@@ -15332,7 +15355,7 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
         aether_mat2fx8 v_b;
         aether_mat2fx8 aether_r;
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(a + i), 4u, 0u, &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(a + i), &v_a.m[0], &v_a.m[1], &v_a.m[2], &v_a.m[3]);
         #else
         aether_f32x8 v_a_w0, v_a_w1, v_a_w2, v_a_w3;
         memcpy(&v_a_w0, (const char *)(const void *)(a + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -15345,7 +15368,7 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
         v_a.m[3] = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_a_w0, v_a_w1, 3, 7, 11, 15, 0, 0, 0, 0), v_a_w2, 0, 1, 2, 3, 11, 15, 0, 0), v_a_w3, 0, 1, 2, 3, 4, 5, 11, 15);
         #endif
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(b + i), 4u, 0u, &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(b + i), &v_b.m[0], &v_b.m[1], &v_b.m[2], &v_b.m[3]);
         #else
         aether_f32x8 v_b_w0, v_b_w1, v_b_w2, v_b_w3;
         memcpy(&v_b_w0, (const char *)(const void *)(b + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -15359,7 +15382,7 @@ void aether_mat2f_mul_aos(const aether_mat2f *a, const aether_mat2f *b, aether_m
         #endif
         aether_mat2f_mul_batch_x8(&aether_r, &v_a, &v_b);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
@@ -16444,7 +16467,7 @@ void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(m + i), &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
         #else
         aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -16458,7 +16481,7 @@ void aether_mat2f_transpose_aos(const aether_mat2f *m, aether_mat2f *out, size_t
         #endif
         aether_mat2f_transpose_batch_x8(&aether_r, &v_m);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
@@ -17312,7 +17335,7 @@ void aether_mat2f_identity_aos(aether_mat2f *out, size_t n)
         aether_mat2fx8 aether_r;
         aether_mat2f_identity_batch_x8(&aether_r);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
@@ -19062,7 +19085,7 @@ void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out,
         aether_mat2fx8 v_m;
         aether_mat2fx8 aether_r;
         #if defined(__AVX__)
-        aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 4u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
+        aether_batch_aos_load4w_f32x8((const float *)(const void *)(m + i), &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);
         #else
         aether_f32x8 v_m_w0, v_m_w1, v_m_w2, v_m_w3;
         memcpy(&v_m_w0, (const char *)(const void *)(m + i) + 0u * sizeof(float), 8u * sizeof(float));
@@ -19076,7 +19099,7 @@ void aether_mat2f_inverse_adjugate_aos(const aether_mat2f *m, aether_mat2f *out,
         #endif
         aether_mat2f_inverse_adjugate_batch_x8(&aether_r, &v_m);
         #if defined(__AVX__)
-        aether_batch_aos_store4_f32x8((float *)(void *)(out + i), 4u, 0u, aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
+        aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.m[0], aether_r.m[1], aether_r.m[2], aether_r.m[3]);
         #else
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 0, 8, 0, 0, 1, 9, 0, 0), aether_r.m[2], 0, 1, 8, 0, 4, 5, 9, 0), aether_r.m[3], 0, 1, 2, 8, 4, 5, 6, 9); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
         { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.m[0], aether_r.m[1], 2, 10, 0, 0, 3, 11, 0, 0), aether_r.m[2], 0, 1, 10, 0, 4, 5, 11, 0), aether_r.m[3], 0, 1, 2, 10, 4, 5, 6, 11); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }

@@ -228,14 +228,14 @@ fn lanes_io(
     arr: &str,
     words: usize,
     width: usize,
-    aos: bool,
+    aos: Option<Moves>,
     load: bool,
     elem_c: &str,
     vector: &str,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    if aos {
-        return aos_io(kind, var, arr, words, width, load, elem_c, vector);
+    if let Some(moves) = aos {
+        return aos_io(kind, var, arr, words, width, load, elem_c, vector, moves);
     }
     for c in 0..words {
         let (field, at) = match kind {
@@ -319,6 +319,29 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
     aether_batch_put_halves_f32(p + 2u * stride + at, p + 6u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
     aether_batch_put_halves_f32(p + 3u * stride + at, p + 7u * stride + at, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
 }
+/* Eight consecutive items of four elements, two per 32-byte load or store: lane j of the
+   component vectors is item 0, 2, 4, 6, 1, 3, 5, 7 (the same in every vector of a step whose
+   inputs and result all move so, which is all a lane-wise step needs). */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load4w_f32x8(const float *p, aether_f32x8 *c0, aether_f32x8 *c1, aether_f32x8 *c2, aether_f32x8 *c3)
+{
+    const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8);
+    const __m256 r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    *c0 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    *c1 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    *c2 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    *c3 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store4w_f32x8(float *p, aether_f32x8 c0, aether_f32x8 c1, aether_f32x8 c2, aether_f32x8 c3)
+{
+    const __m256 t0 = _mm256_unpacklo_ps((__m256)c0, (__m256)c1), t1 = _mm256_unpackhi_ps((__m256)c0, (__m256)c1);
+    const __m256 t2 = _mm256_unpacklo_ps((__m256)c2, (__m256)c3), t3 = _mm256_unpackhi_ps((__m256)c2, (__m256)c3);
+    _mm256_storeu_ps(p, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)));
+    _mm256_storeu_ps(p + 8, _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)));
+    _mm256_storeu_ps(p + 16, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
+    _mm256_storeu_ps(p + 24, _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
+}
 /* Eight consecutive vec3f: the halves hold x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 (and items 4-7). */
 static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load3_f32x8(const float *p, aether_f32x8 *x, aether_f32x8 *y, aether_f32x8 *z)
 {
@@ -380,13 +403,34 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
 }
 #endif"#;
 
+/// How an `_aos` step moves its items into lanes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Moves {
+    /// Lane j is item j, for every shape (the halves of a vector are items 0-3 and 4-7).
+    Items,
+    /// Every input and the result are four binary32 elements: two items per 32-byte load and
+    /// store, and lane j is item 0, 2, 4, 6, 1, 3, 5, 7 alike in every vector (no insert).
+    Whole,
+}
+
+/// The moves of `f`'s `_aos` step: [`Moves::Whole`] where every parameter
+/// and the result are shapes of four binary32 elements.
+fn moves(f: &Function) -> Moves {
+    let four = |k: &Kind| matches!(k, Kind::Shape(_)) && k.words() == 4;
+    if f.elem == "f32" && four(&f.ret) && f.params.iter().all(|p| four(&p.kind)) {
+        Moves::Whole
+    } else {
+        Moves::Items
+    }
+}
+
 /// The AVX form of [`aos_io`] (`None` for a vector type it has no moves
 /// for): the component vectors of `words`-element items by groups of four
 /// binary32 (two binary64) elements, the last overlapping the one before
 /// where `words` is not a multiple of the group (its components already
 /// placed go to `aether_skip`, and on a store it writes them again with the
 /// same bits); a vec3f, vec2f or vec3d by its own moves.
-fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, vector: &str) -> Option<Vec<String>> {
+fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, vector: &str, moves: Moves) -> Option<Vec<String>> {
     let field = |c: usize| format!("{var}.{}", component(kind, c));
     let (elem_c, group, suffix) = match vector {
         "aether_f32x8" => ("float", 4, "f32x8"),
@@ -394,6 +438,12 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
         _ => return None,
     };
     let base = if load { format!("(const {elem_c} *)(const void *)({arr} + i)") } else { format!("({elem_c} *)(void *)({arr} + i)") };
+    if moves == Moves::Whole && group == 4 && words == 4 {
+        let fields: Vec<String> = (0..words).map(field).collect();
+        let args = if load { fields.iter().map(|f| format!("&{f}")).collect::<Vec<_>>() } else { fields };
+        let op = if load { "load" } else { "store" };
+        return Some(vec![format!("aether_batch_aos_{op}4w_{suffix}({base}, {});", args.join(", "))]);
+    }
     if words < group || (group == 2 && words == 3) {
         // vec2f, vec3f and vec3d: their own moves over consecutive items.
         let fields: Vec<String> = (0..words).map(field).collect();
@@ -436,7 +486,17 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
 /// vector stored) is one shuffle of the first two vectors it draws from,
 /// then one more per further vector, each keeping the lanes already placed.
 #[allow(clippy::too_many_arguments)]
-fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, load: bool, elem_c: &str, vector: &str) -> Vec<String> {
+fn aos_io(
+    kind: &ShapeKind,
+    var: &str,
+    arr: &str,
+    words: usize,
+    width: usize,
+    load: bool,
+    elem_c: &str,
+    vector: &str,
+    moves: Moves,
+) -> Vec<String> {
     let field = |c: usize| match kind {
         ShapeKind::Scalar => var.to_string(),
         _ => format!("{var}.{}", component(kind, c)),
@@ -449,7 +509,7 @@ fn aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, width: usize, lo
         }];
     }
     let portable = aos_io_portable(kind, var, arr, words, width, load, elem_c, vector);
-    match avx_aos_io(kind, var, arr, words, load, vector) {
+    match avx_aos_io(kind, var, arr, words, load, vector, moves) {
         Some(avx) => {
             let mut out = vec!["#if defined(__AVX__)".to_string()];
             out.extend(avx);
@@ -717,7 +777,17 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
         }
         for p in &f.params {
             let Kind::Shape(s) = &p.kind else { unreachable!("no parameter is a truth value") };
-            inner.extend(lanes_io(&s.kind, &format!("v_{}", p.name), &p.name, p.kind.words(), width, aos, true, &t.c_type, &v.c_type));
+            inner.extend(lanes_io(
+                &s.kind,
+                &format!("v_{}", p.name),
+                &p.name,
+                p.kind.words(),
+                width,
+                aos.then(|| moves(f)),
+                true,
+                &t.c_type,
+                &v.c_type,
+            ));
         }
         let call_args: Vec<String> = std::iter::once("&aether_r".to_string()).chain(args.iter().map(|a| format!("&{a}"))).collect();
         inner.push(format!("{}({});", step_name(model, f, width), call_args.join(", ")));
@@ -725,7 +795,9 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
             Kind::Bool => {
                 inner.push(format!("for (aether_k = 0; aether_k < {width}u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;"))
             }
-            Kind::Shape(s) => inner.extend(lanes_io(&s.kind, "aether_r", "out", f.ret.words(), width, aos, false, &t.c_type, &v.c_type)),
+            Kind::Shape(s) => {
+                inner.extend(lanes_io(&s.kind, "aether_r", "out", f.ret.words(), width, aos.then(|| moves(f)), false, &t.c_type, &v.c_type))
+            }
         }
         body.extend(inner.into_iter().map(|l| format!("    {l}")));
         body.push("}".into());
@@ -1106,7 +1178,7 @@ mod tests {
     fn the_avx_moves_stay_inside_the_item() {
         let m = crate::load(&crate::default_root()).expect("the spec loads");
         let mat3 = m.spec.shapes.iter().find(|s| s.name == "mat3").expect("mat3").kind.clone();
-        let load = avx_aos_io(&mat3, "v_m", "m", 9, true, "aether_f32x8").unwrap();
+        let load = avx_aos_io(&mat3, "v_m", "m", 9, true, "aether_f32x8", Moves::Items).unwrap();
         assert_eq!(
             load,
             [
@@ -1116,19 +1188,44 @@ mod tests {
                 "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 5u, &aether_skip_v_m, &aether_skip_v_m, &aether_skip_v_m, &v_m.m[8]);",
             ]
         );
-        let store = avx_aos_io(&mat3, "r", "out", 9, false, "aether_f64x4").unwrap();
+        let store = avx_aos_io(&mat3, "r", "out", 9, false, "aether_f64x4", Moves::Items).unwrap();
         let last = store.last().unwrap();
         assert!(last.contains("9u, 7u, r.m[7], r.m[8]);"), "{last}");
         let vec3 = ShapeKind::Vector(vec!["x".into(), "y".into(), "z".into()]);
         assert_eq!(
-            avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f32x8").unwrap(),
+            avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f32x8", Moves::Items).unwrap(),
             ["aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);"]
         );
         assert_eq!(
-            avx_aos_io(&vec3, "r", "out", 3, false, "aether_f64x4").unwrap(),
+            avx_aos_io(&vec3, "r", "out", 3, false, "aether_f64x4", Moves::Items).unwrap(),
             ["aether_batch_aos_store3_f64x4((double *)(void *)(out + i), r.x, r.y, r.z);"]
         );
-        assert!(avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f16x16").is_none());
+        assert!(avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f16x16", Moves::Items).is_none());
+    }
+
+    /// Two items per 32-byte move only where every input and the result are
+    /// four binary32 elements (so every vector of the step has the same
+    /// order of items); a scalar, a vec3 or a binary64 operand keeps lane j
+    /// item j.
+    #[test]
+    fn whole_vector_moves_only_where_every_operand_has_four_binary32() {
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let lowered = m.lowered();
+        for name in ["aether_quatf_mul", "aether_mat2f_mul", "aether_vec4f_normalize"] {
+            assert_eq!(moves(function(&lowered, &m, name)), Moves::Whole, "{name}");
+        }
+        for name in ["aether_quatd_mul", "aether_vec4f_lerp", "aether_quatf_rotate", "aether_vec4f_dot", "aether_mat2f_determinant"] {
+            assert_eq!(moves(function(&lowered, &m, name)), Moves::Items, "{name}");
+        }
+        let text = form(&m, function(&lowered, &m, "aether_quatf_mul"), true).body.join("\n");
+        assert!(
+            text.contains("aether_batch_aos_load4w_f32x8((const float *)(const void *)(b + i), &v_b.w, &v_b.x, &v_b.y, &v_b.z);"),
+            "{text}"
+        );
+        assert!(
+            text.contains("aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.w, aether_r.x, aether_r.y, aether_r.z);"),
+            "{text}"
+        );
     }
 
     /// The item loop where the item is already vector code (the mat4
