@@ -5124,7 +5124,7 @@ static inline aether_quatf aether_quatf_mul_batch_item(const aether_quatf *aethe
 {
     const aether_quatf a = *aether_a;
     const aether_quatf b = *aether_b;
-    #if defined(AETHER_ITEM_SHUFFLES)
+    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
     aether_quatf out;
     aether_item_f32x4 aether_v0;
     memcpy(&aether_v0, (const char *)&a + 0u * sizeof(float), sizeof aether_v0);
@@ -5288,12 +5288,12 @@ static inline aether_vec4f aether_mat4f_mul_vec_batch_item(const aether_mat4f *a
 {
     const aether_mat4f m = *aether_m;
     const aether_vec4f v = *aether_v;
-    #if defined(AETHER_ITEM_SHUFFLES)
+    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
     aether_vec4f out;
     aether_item_f32x8 aether_v0;
-    memcpy(&aether_v0, (const char *)&m + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_load32_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     aether_item_f32x8 aether_v1;
-    memcpy(&aether_v1, (const char *)&m + 8u * sizeof(float), sizeof aether_v1);
+    aether_item_load32_f32x8(aether_v1, (const char *)&m + 8u * sizeof(float));
     aether_item_f32x4 aether_v2;
     memcpy(&aether_v2, (const char *)&v + 0u * sizeof(float), sizeof aether_v2);
     const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
@@ -5326,18 +5326,18 @@ static inline aether_vec4d aether_mat4d_mul_vec_batch_item(const aether_mat4d *a
     #if defined(AETHER_ITEM_SHUFFLES)
     aether_vec4d out;
     aether_item_f64x4 aether_v0;
-    memcpy(&aether_v0, (const char *)&v + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_load32_f64x4(aether_v0, (const char *)&v + 0u * sizeof(double));
     aether_item_f64x4 aether_v1;
-    memcpy(&aether_v1, (const char *)&m + 0u * sizeof(double), sizeof aether_v1);
+    aether_item_load32_f64x4(aether_v1, (const char *)&m + 0u * sizeof(double));
     const aether_item_f64x4 aether_v2 = aether_item_product_f64x4(aether_v1 * aether_v0);
     aether_item_f64x4 aether_v3;
-    memcpy(&aether_v3, (const char *)&m + 4u * sizeof(double), sizeof aether_v3);
+    aether_item_load32_f64x4(aether_v3, (const char *)&m + 4u * sizeof(double));
     const aether_item_f64x4 aether_v4 = aether_item_product_f64x4(aether_v3 * aether_v0);
     aether_item_f64x4 aether_v5;
-    memcpy(&aether_v5, (const char *)&m + 8u * sizeof(double), sizeof aether_v5);
+    aether_item_load32_f64x4(aether_v5, (const char *)&m + 8u * sizeof(double));
     const aether_item_f64x4 aether_v6 = aether_item_product_f64x4(aether_v5 * aether_v0);
     aether_item_f64x4 aether_v7;
-    memcpy(&aether_v7, (const char *)&m + 12u * sizeof(double), sizeof aether_v7);
+    aether_item_load32_f64x4(aether_v7, (const char *)&m + 12u * sizeof(double));
     const aether_item_f64x4 aether_v8 = aether_item_product_f64x4(aether_v7 * aether_v0);
     const aether_item_f64x4 aether_v9 = __builtin_shufflevector(aether_v2, aether_v4, 0, 4, 2, 6);
     const aether_item_f64x4 aether_v10 = __builtin_shufflevector(aether_v2, aether_v4, 1, 5, 3, 7);
@@ -5439,7 +5439,7 @@ static inline aether_mat4f aether_mat4f_mul_batch_item(const aether_mat4f *aethe
     memcpy(&aether_v6, (const char *)&b + 12u * sizeof(float), sizeof aether_v6);
     const aether_item_f32x8 aether_v7 = __builtin_shufflevector(aether_v6, aether_v6, 0, 1, 2, 3, 0, 1, 2, 3);
     aether_item_f32x8 aether_v8;
-    memcpy(&aether_v8, (const char *)&a + 0u * sizeof(float), sizeof aether_v8);
+    aether_item_load32_f32x8(aether_v8, (const char *)&a + 0u * sizeof(float));
     const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v8, aether_v8, 0, 0, 0, 0, 4, 4, 4, 4);
     const aether_item_f32x8 aether_v10 = aether_item_product_f32x8(aether_v9 * aether_v1);
     const aether_item_f32x8 aether_v11 = __builtin_shufflevector(aether_v8, aether_v8, 1, 1, 1, 1, 5, 5, 5, 5);
@@ -5453,7 +5453,7 @@ static inline aether_mat4f aether_mat4f_mul_batch_item(const aether_mat4f *aethe
     const aether_item_f32x8 aether_v19 = aether_v18 + aether_v16;
     memcpy((char *)&out + 0u * sizeof(float), &aether_v19, sizeof aether_v19);
     aether_item_f32x8 aether_v20;
-    memcpy(&aether_v20, (const char *)&a + 8u * sizeof(float), sizeof aether_v20);
+    aether_item_load32_f32x8(aether_v20, (const char *)&a + 8u * sizeof(float));
     const aether_item_f32x8 aether_v21 = __builtin_shufflevector(aether_v20, aether_v20, 0, 0, 0, 0, 4, 4, 4, 4);
     const aether_item_f32x8 aether_v22 = aether_item_product_f32x8(aether_v21 * aether_v1);
     const aether_item_f32x8 aether_v23 = __builtin_shufflevector(aether_v20, aether_v20, 1, 1, 1, 1, 5, 5, 5, 5);

@@ -156,13 +156,20 @@ static __inline__ double aether_product_f64(double x)
    vector; quatf_mul adds each term with its sign bits flipped where the contract subtracts it.
    The generator prints a form only where its lanes, evaluated on symbols, are the function's
    trees; every product is ORed with an opaque zero, as in the vectorising guard below. It is
-   taken in the header-only form under clang and gcc 12 or later (a caller's loop over
-   mat4f_mul_vec: 3.5 ns per item before, 1.7 with it), and in the object under clang (mat4f_mul
-   17 ns per call before, 6.5 with it); gcc's object reloads its by-value arguments through
-   memory and ran mat4f_mul_vec three times slower with it (docs/reports/performance-notes.md). */
+   taken under clang and gcc 12 or later (a caller's loop over mat4f_mul_vec in the header-only
+   form: 3.5 ns per item before, 1.7 with it; clang's object, mat4f_mul: 17 ns per call before,
+   6.5 with it). gcc's object keeps a struct argument that arrives in vector registers (a vec4f,
+   a quatf) in memory by its 8-byte halves, and a 16-byte load of them waits for both stores to
+   retire: there (AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS) the forms of mat4f_mul_vec and quatf_mul
+   are left out (14.5 ns per call with the form against 4.7 without), and the others load their
+   arguments 16 bytes at a time, as gcc's callers copy them (mat4f_mul 19 ns before, 4.6 with it)
+   (docs/reports/performance-notes.md). */
 #if defined(__AVX__) && !defined(AETHER_NO_ITEM_SHUFFLES) \
-    && (defined(__clang__) || (defined(AETHER_HEADER_ONLY) && defined(__GNUC__) && __GNUC__ >= 12))
+    && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 #  define AETHER_ITEM_SHUFFLES 1
+#  if !defined(__clang__) && !defined(AETHER_HEADER_ONLY)
+#    define AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS 1
+#  endif
 #endif
 
 /* A zero the compiler cannot see: an empty asm statement's output in a general register ("+r"
@@ -1320,6 +1327,22 @@ typedef int32_t aether_item_i32x8 __attribute__((vector_size(32)));
 typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));
 typedef double aether_item_f64x4 __attribute__((vector_size(32)));
 typedef int64_t aether_item_i64x4 __attribute__((vector_size(32)));
+typedef double aether_item_f64x2 __attribute__((vector_size(16)));
+/* A 32-byte load of a by-value argument: gcc's callers copy one 16 bytes at a time, and a
+   32-byte load of two such stores waits for them to retire (no store forwarding): gcc's
+   object loads the halves (mat4f_mul 12.2 ns per call against 4.6). clang's callers copy
+   32 bytes at a time, and the header-only form reads the caller's own arrays. */
+#  if defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
+#    define aether_item_load32_f32x8(v, p) do { aether_item_f32x4 aether_lo_, aether_hi_; \
+         memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \
+         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3, 4, 5, 6, 7); } while (0)
+#    define aether_item_load32_f64x4(v, p) do { aether_item_f64x2 aether_lo_, aether_hi_; \
+         memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \
+         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)
+#  else
+#    define aether_item_load32_f32x8(v, p) memcpy(&(v), (p), sizeof (v))
+#    define aether_item_load32_f64x4(v, p) memcpy(&(v), (p), sizeof (v))
+#  endif
 #  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \
       || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)
 #    define aether_item_product_f32x8(x) (x)
@@ -2312,7 +2335,7 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
-    #if defined(AETHER_ITEM_SHUFFLES)
+    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
     aether_quatf out;
     aether_item_f32x4 aether_v0;
     memcpy(&aether_v0, (const char *)&a + 0u * sizeof(float), sizeof aether_v0);
@@ -2467,12 +2490,12 @@ AETHER_API_BY_VALUE aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec
 AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
     AETHER_ITEM_VECTORS
-    #if defined(AETHER_ITEM_SHUFFLES)
+    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
     aether_vec4f out;
     aether_item_f32x8 aether_v0;
-    memcpy(&aether_v0, (const char *)&m + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_load32_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     aether_item_f32x8 aether_v1;
-    memcpy(&aether_v1, (const char *)&m + 8u * sizeof(float), sizeof aether_v1);
+    aether_item_load32_f32x8(aether_v1, (const char *)&m + 8u * sizeof(float));
     aether_item_f32x4 aether_v2;
     memcpy(&aether_v2, (const char *)&v + 0u * sizeof(float), sizeof aether_v2);
     const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
@@ -2504,18 +2527,18 @@ AETHER_API_BY_VALUE aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec
     #if defined(AETHER_ITEM_SHUFFLES)
     aether_vec4d out;
     aether_item_f64x4 aether_v0;
-    memcpy(&aether_v0, (const char *)&v + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_load32_f64x4(aether_v0, (const char *)&v + 0u * sizeof(double));
     aether_item_f64x4 aether_v1;
-    memcpy(&aether_v1, (const char *)&m + 0u * sizeof(double), sizeof aether_v1);
+    aether_item_load32_f64x4(aether_v1, (const char *)&m + 0u * sizeof(double));
     const aether_item_f64x4 aether_v2 = aether_item_product_f64x4(aether_v1 * aether_v0);
     aether_item_f64x4 aether_v3;
-    memcpy(&aether_v3, (const char *)&m + 4u * sizeof(double), sizeof aether_v3);
+    aether_item_load32_f64x4(aether_v3, (const char *)&m + 4u * sizeof(double));
     const aether_item_f64x4 aether_v4 = aether_item_product_f64x4(aether_v3 * aether_v0);
     aether_item_f64x4 aether_v5;
-    memcpy(&aether_v5, (const char *)&m + 8u * sizeof(double), sizeof aether_v5);
+    aether_item_load32_f64x4(aether_v5, (const char *)&m + 8u * sizeof(double));
     const aether_item_f64x4 aether_v6 = aether_item_product_f64x4(aether_v5 * aether_v0);
     aether_item_f64x4 aether_v7;
-    memcpy(&aether_v7, (const char *)&m + 12u * sizeof(double), sizeof aether_v7);
+    aether_item_load32_f64x4(aether_v7, (const char *)&m + 12u * sizeof(double));
     const aether_item_f64x4 aether_v8 = aether_item_product_f64x4(aether_v7 * aether_v0);
     const aether_item_f64x4 aether_v9 = __builtin_shufflevector(aether_v2, aether_v4, 0, 4, 2, 6);
     const aether_item_f64x4 aether_v10 = __builtin_shufflevector(aether_v2, aether_v4, 1, 5, 3, 7);
@@ -2612,7 +2635,7 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
     memcpy(&aether_v6, (const char *)&b + 12u * sizeof(float), sizeof aether_v6);
     const aether_item_f32x8 aether_v7 = __builtin_shufflevector(aether_v6, aether_v6, 0, 1, 2, 3, 0, 1, 2, 3);
     aether_item_f32x8 aether_v8;
-    memcpy(&aether_v8, (const char *)&a + 0u * sizeof(float), sizeof aether_v8);
+    aether_item_load32_f32x8(aether_v8, (const char *)&a + 0u * sizeof(float));
     const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v8, aether_v8, 0, 0, 0, 0, 4, 4, 4, 4);
     const aether_item_f32x8 aether_v10 = aether_item_product_f32x8(aether_v9 * aether_v1);
     const aether_item_f32x8 aether_v11 = __builtin_shufflevector(aether_v8, aether_v8, 1, 1, 1, 1, 5, 5, 5, 5);
@@ -2626,7 +2649,7 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
     const aether_item_f32x8 aether_v19 = aether_v18 + aether_v16;
     memcpy((char *)&out + 0u * sizeof(float), &aether_v19, sizeof aether_v19);
     aether_item_f32x8 aether_v20;
-    memcpy(&aether_v20, (const char *)&a + 8u * sizeof(float), sizeof aether_v20);
+    aether_item_load32_f32x8(aether_v20, (const char *)&a + 8u * sizeof(float));
     const aether_item_f32x8 aether_v21 = __builtin_shufflevector(aether_v20, aether_v20, 0, 0, 0, 0, 4, 4, 4, 4);
     const aether_item_f32x8 aether_v22 = aether_item_product_f32x8(aether_v21 * aether_v1);
     const aether_item_f32x8 aether_v23 = __builtin_shufflevector(aether_v20, aether_v20, 1, 1, 1, 1, 5, 5, 5, 5);

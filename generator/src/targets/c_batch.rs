@@ -452,12 +452,12 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
         return Some(vec![format!("aether_batch_aos_{op}{words}_{suffix}({base}, {});", args.join(", "))]);
     }
     let mut starts: Vec<usize> = (0..words / group).map(|g| g * group).collect();
-    if words % group != 0 {
+    if !words.is_multiple_of(group) {
         starts.push(words - group);
     }
     let mut out = Vec::new();
     let mut placed = vec![false; words];
-    if load && words % group != 0 {
+    if load && !words.is_multiple_of(group) {
         out.push(format!("{vector} aether_skip_{var};"));
     }
     for &s in &starts {
@@ -716,7 +716,7 @@ fn item_function(model: &Model, f: &Function) -> Vec<String> {
     }
     let body = print::body(&d, model, f, t);
     let body = match super::c_item::form(model, f) {
-        Some(form) => super::c_item::wrap(form, body),
+        Some(form) => super::c_item::wrap(f, form, body),
         None => body,
     };
     lines.extend(body.into_iter().map(|l| format!("    {l}")));

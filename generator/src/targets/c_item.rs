@@ -1,7 +1,8 @@
 //! The per-item vector forms of the C core's 4 × 4 matrix products and the
 //! binary32 quaternion product (`AETHER_ITEM_SHUFFLES`, aether_core.c: with
-//! AVX, the header-only form under clang or gcc 12 and later, and clang's
-//! object): mat4f_mul, mat4f_mul_vec, mat4d_mul_vec and quatf_mul.
+//! AVX under clang or gcc 12 and later, header-only and in the object, but
+//! for the forms with an argument in registers in gcc's object, [`SPILLS`]):
+//! mat4f_mul, mat4f_mul_vec, mat4d_mul_vec and quatf_mul.
 //!
 //! A caller's loop over `aether_mat4f_mul_vec` ran 2.9 times slower than
 //! cglm's and glam's: the contract's row-major matrix puts the four products
@@ -40,6 +41,24 @@ use crate::spec::ElemType;
 /// The macro under which the core prints these forms (aether_core.c).
 pub const MACRO: &str = "AETHER_ITEM_SHUFFLES";
 
+/// Defined in gcc's object (aether_core.c): gcc keeps a struct parameter
+/// that arrives in vector registers (16 bytes or less: a vec4f, a quatf) in
+/// memory, stored by its 8-byte halves, and a 16-byte load of those two
+/// stores waits for them to retire (no store forwarding): mat4f_mul_vec 4.7
+/// ns per call without its form, 14.5 with it. A form with such a parameter
+/// is left out there; the forms whose parameters all arrive in memory (the
+/// caller's copy) are kept.
+pub const SPILLS: &str = "AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS";
+
+/// Whether a parameter of `f` is a struct of 16 bytes or less, which the
+/// x86-64 System V convention passes in vector registers.
+fn in_registers(f: &Function) -> bool {
+    f.params.iter().any(|p| {
+        let bytes = p.kind.words() * if f.elem == "f64" { 8 } else { 4 };
+        matches!(p.kind, Kind::Shape(_)) && bytes <= 16
+    })
+}
+
 /// A vector value of a plan: its C name and each lane's expression.
 #[derive(Clone)]
 struct V {
@@ -76,7 +95,12 @@ impl<'a> Plan<'a> {
         self.n += 1;
         let p = &self.f.params[param].name;
         self.lines.push(format!("aether_item_{}x{lanes} {name};", self.t));
-        self.lines.push(format!("memcpy(&{name}, (const char *)&{p} + {first}u * sizeof({}), sizeof {name});", self.c));
+        let src = format!("(const char *)&{p} + {first}u * sizeof({})", self.c);
+        if lanes * if self.t == "f64" { 8 } else { 4 } == 32 {
+            self.lines.push(format!("aether_item_load32_{}x{lanes}({name}, {src});", self.t));
+        } else {
+            self.lines.push(format!("memcpy(&{name}, {src}, sizeof {name});"));
+        }
         V { name, lanes: (first..first + lanes).map(|comp| Expr::Input { param, comp }).collect() }
     }
 
@@ -300,8 +324,9 @@ pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
 
 /// A function body with its vector form first: `#if AETHER_ITEM_SHUFFLES`,
 /// the form, `#else`, the scalar body, `#endif`.
-pub fn wrap(form: Vec<String>, scalar: Vec<String>) -> Vec<String> {
-    let mut lines = vec![format!("#if defined({MACRO})")];
+pub fn wrap(f: &Function, form: Vec<String>, scalar: Vec<String>) -> Vec<String> {
+    let mut lines =
+        vec![if in_registers(f) { format!("#if defined({MACRO}) && !defined({SPILLS})") } else { format!("#if defined({MACRO})") }];
     lines.extend(form);
     lines.push("#else".into());
     lines.extend(scalar);
@@ -320,6 +345,22 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));".into(),
         "typedef double aether_item_f64x4 __attribute__((vector_size(32)));".into(),
         "typedef int64_t aether_item_i64x4 __attribute__((vector_size(32)));".into(),
+        "typedef double aether_item_f64x2 __attribute__((vector_size(16)));".into(),
+        "/* A 32-byte load of a by-value argument: gcc's callers copy one 16 bytes at a time, and a".into(),
+        "   32-byte load of two such stores waits for them to retire (no store forwarding): gcc's".into(),
+        "   object loads the halves (mat4f_mul 12.2 ns per call against 4.6). clang's callers copy".into(),
+        "   32 bytes at a time, and the header-only form reads the caller's own arrays. */".into(),
+        format!("#  if defined({SPILLS})"),
+        "#    define aether_item_load32_f32x8(v, p) do { aether_item_f32x4 aether_lo_, aether_hi_; \\".into(),
+        "         memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \\".into(),
+        "         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3, 4, 5, 6, 7); } while (0)".into(),
+        "#    define aether_item_load32_f64x4(v, p) do { aether_item_f64x2 aether_lo_, aether_hi_; \\".into(),
+        "         memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \\".into(),
+        "         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)".into(),
+        "#  else".into(),
+        "#    define aether_item_load32_f32x8(v, p) memcpy(&(v), (p), sizeof (v))".into(),
+        "#    define aether_item_load32_f64x4(v, p) memcpy(&(v), (p), sizeof (v))".into(),
+        "#  endif".into(),
         "#  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \\".into(),
         "      || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)".into(),
         "#    define aether_item_product_f32x8(x) (x)".into(),
