@@ -438,18 +438,14 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
         _ => return None,
     };
     let base = if load { format!("(const {elem_c} *)(const void *)({arr} + i)") } else { format!("({elem_c} *)(void *)({arr} + i)") };
-    if moves == Moves::Whole && group == 4 && words == 4 {
-        let fields: Vec<String> = (0..words).map(field).collect();
-        let args = if load { fields.iter().map(|f| format!("&{f}")).collect::<Vec<_>>() } else { fields };
+    // One call over consecutive items, every component at once: the whole-vector moves, and the
+    // own moves of vec2f, vec3f and vec3d.
+    let whole = moves == Moves::Whole && group == 4 && words == 4;
+    if whole || words < group || (group == 2 && words == 3) {
+        let args: Vec<String> = (0..words).map(|c| if load { format!("&{}", field(c)) } else { field(c) }).collect();
         let op = if load { "load" } else { "store" };
-        return Some(vec![format!("aether_batch_aos_{op}4w_{suffix}({base}, {});", args.join(", "))]);
-    }
-    if words < group || (group == 2 && words == 3) {
-        // vec2f, vec3f and vec3d: their own moves over consecutive items.
-        let fields: Vec<String> = (0..words).map(field).collect();
-        let args = if load { fields.iter().map(|f| format!("&{f}")).collect::<Vec<_>>() } else { fields };
-        let op = if load { "load" } else { "store" };
-        return Some(vec![format!("aether_batch_aos_{op}{words}_{suffix}({base}, {});", args.join(", "))]);
+        let name = if whole { "4w".to_string() } else { words.to_string() };
+        return Some(vec![format!("aether_batch_aos_{op}{name}_{suffix}({base}, {});", args.join(", "))]);
     }
     let mut starts: Vec<usize> = (0..words / group).map(|g| g * group).collect();
     if !words.is_multiple_of(group) {
