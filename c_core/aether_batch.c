@@ -160,18 +160,23 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
     _mm_storeu_pd(hi, _mm256_extractf128_pd(v, 1));
     aether_batch_store_apart();
 }
-static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load4_f32x8(const float *p, size_t stride, size_t at, aether_f32x8 *c0, aether_f32x8 *c1, aether_f32x8 *c2, aether_f32x8 *c3)
+/* The 4 x 4 transpose within each half: rows r0..r3 in, columns c0..c3 out. */
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_transpose4_f32x8(__m256 r0, __m256 r1, __m256 r2, __m256 r3, aether_f32x8 *c0, aether_f32x8 *c1, aether_f32x8 *c2, aether_f32x8 *c3)
 {
-    const __m256 r0 = aether_batch_halves_f32(p + at, p + 4u * stride + at);
-    const __m256 r1 = aether_batch_halves_f32(p + stride + at, p + 5u * stride + at);
-    const __m256 r2 = aether_batch_halves_f32(p + 2u * stride + at, p + 6u * stride + at);
-    const __m256 r3 = aether_batch_halves_f32(p + 3u * stride + at, p + 7u * stride + at);
     const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
     const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
     *c0 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
     *c1 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
     *c2 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
     *c3 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_load4_f32x8(const float *p, size_t stride, size_t at, aether_f32x8 *c0, aether_f32x8 *c1, aether_f32x8 *c2, aether_f32x8 *c3)
+{
+    const __m256 r0 = aether_batch_halves_f32(p + at, p + 4u * stride + at);
+    const __m256 r1 = aether_batch_halves_f32(p + stride + at, p + 5u * stride + at);
+    const __m256 r2 = aether_batch_halves_f32(p + 2u * stride + at, p + 6u * stride + at);
+    const __m256 r3 = aether_batch_halves_f32(p + 3u * stride + at, p + 7u * stride + at);
+    aether_batch_transpose4_f32x8(r0, r1, r2, r3, c0, c1, c2, c3);
 }
 static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store4_f32x8(float *p, size_t stride, size_t at, aether_f32x8 c0, aether_f32x8 c1, aether_f32x8 c2, aether_f32x8 c3)
 {
@@ -189,12 +194,7 @@ static __inline__ __attribute__((__always_inline__, __unused__)) void aether_bat
 {
     const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8);
     const __m256 r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    *c0 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    *c1 = (aether_f32x8)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    *c2 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    *c3 = (aether_f32x8)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    aether_batch_transpose4_f32x8(r0, r1, r2, r3, c0, c1, c2, c3);
 }
 static __inline__ __attribute__((__always_inline__, __unused__)) void aether_batch_aos_store4w_f32x8(float *p, aether_f32x8 c0, aether_f32x8 c1, aether_f32x8 c2, aether_f32x8 c3)
 {
