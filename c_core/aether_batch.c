@@ -2160,6 +2160,114 @@ static __inline__ __attribute__((__always_inline__)) void aether_paird_value_bat
     *aether_result = aether_select_f64x4((((aether_i64x4)(h) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000), (h + aether_barrier_f64x4(p.comp)), h);
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_f32_sin_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_u)
+{
+    const aether_f32x8 u = *aether_u;
+    *aether_result = (aether_batch_splat_f32x8(-0.16666667163372039794921875f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.008333331905305385589599609375f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.000198400855879299342632293701171875f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0.000002724986416069441474974155426025390625f))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_sin_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_u)
+{
+    const aether_f64x4 u = *aether_u;
+    *aether_result = (aether_batch_splat_f64x4(-0.1666666666666666574148081281236954964697360992431640625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0083333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0001984126984126505992105105047329516310128383338451385498046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0000027557319219335452931628725747881247798432013951241970062255859375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.000000025052106231157904174509129351100522598017050768248736858367919921875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_cos_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_u)
+{
+    const aether_f32x8 u = *aether_u;
+    *aether_result = (aether_batch_splat_f32x8(0.041666664183139801025390625f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.001388830249197781085968017578125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0.00002454789137118496000766754150390625f)))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_cos_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_u)
+{
+    const aether_f64x4 u = *aether_u;
+    *aether_result = (aether_batch_splat_f64x4(0.041666666666666664353702032030923874117434024810791015625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0013888888888887395388349599301136549911461770534515380859375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.00002480158729876343263304715180961323994779377244412899017333984375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.000000275573172705603264387550117853198372586120967753231525421142578125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375) + aether_product_f64x4((u * aether_batch_splat_f64x4(-0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_tan_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_u)
+{
+    const aether_f32x8 u = *aether_u;
+    *aether_result = (aether_batch_splat_f32x8(0.333333313465118408203125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.133335053920745849609375f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.0539241842925548553466796875f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.02227477543056011199951171875f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.0072196908295154571533203125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(0.0064857886172831058502197265625f))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_tan_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_u)
+{
+    const aether_f64x4 u = *aether_u;
+    *aether_result = (aether_batch_splat_f64x4(0.333333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.1333333333333265591225114121698425151407718658447265625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0539682539690928553266502376573043875396251678466796875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0218694884954774883267791807384128333069384098052978515625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.00886323655186790730631241075343496049754321575164794921875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0035921128078231852505386445528756667044945061206817626953125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.001455979428328954376758996858143291319720447063446044921875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000589107065120142198329233895748302529682405292987823486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000243094266129745099902503824296218226663768291473388671875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.00008533202191466615605351664353150908937095664441585540771484375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.000061650707489579515720168334524942110874690115451812744140625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.00001083421853749552208191590796371173155421274714171886444091796875) + aether_product_f64x4((u * aether_batch_splat_f64x4(0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_atan_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_u)
+{
+    const aether_f32x8 u = *aether_u;
+    *aether_result = (aether_batch_splat_f32x8(-0.333333313465118408203125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.19999314844608306884765625f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(-0.1425657570362091064453125f) + aether_product_f32x8((u * (aether_batch_splat_f32x8(0.106683857738971710205078125f) + aether_product_f32x8((u * aether_batch_splat_f32x8(-0.062158115208148956298828125f)))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_atan_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_u)
+{
+    const aether_f64x4 u = *aether_u;
+    *aether_result = (aether_batch_splat_f64x4(-0.333333333333333314829616256247390992939472198486328125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.1999999999999940991646241172929876483976840972900390625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.1428571428556680567023562389294966123998165130615234375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.111111110966450377102177071719779632985591888427734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0909090835560259213909972686451510526239871978759765625) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.0769228555488928600336606677956297062337398529052734375) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.0666624192335996401670428213037666864693164825439453125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.05876946456755061110044380257022567093372344970703125) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.052166797393136558891324483511198195628821849822998046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(0.044922592931936559945693687723178300075232982635498046875) + aether_product_f64x4((u * (aether_batch_splat_f64x4(-0.033128134256069585727999537994037382304668426513671875) + aether_product_f64x4((u * aether_batch_splat_f64x4(0.01477318461698380602786784265845199115574359893798828125))))))))))))))))))))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_asin_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_z)
+{
+    const aether_f32x8 z = *aether_z;
+    *aether_result = (aether_batch_splat_f32x8(0.1666666567325592041015625f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.075000941753387451171875f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.0445994026958942413330078125f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.03110066242516040802001953125f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.01714923791587352752685546875f) + aether_product_f32x8((z * aether_batch_splat_f32x8(0.033690847456455230712890625f))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_asin_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_z)
+{
+    const aether_f64x4 z = *aether_z;
+    *aether_result = (aether_batch_splat_f64x4(0.166666666666666685170383743752609007060527801513671875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0749999999999843292020074159154319204390048980712890625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.044642857146355428843431667473851121030747890472412109375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0303819441385312465075951848803015309385955333709716796875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.022372172942149888552609837688578409142792224884033203125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0173523927208699725588392226427458808757364749908447265625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0139712129735529329288556965593670611269772052764892578125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.01147917741518490568342070190510639804415404796600341796875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.0103228143501857792807552272051907493732869625091552734375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.00545750671864035814817572855872640502639114856719970703125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.017400879442694021370652279756541247479617595672607421875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(-0.014851887071247203697677008449318236671388149261474609375) + aether_product_f64x4((z * aether_batch_splat_f64x4(0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_exp_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_r)
+{
+    const aether_f32x8 r = *aether_r;
+    *aether_result = (aether_batch_splat_f32x8(0.5f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.16666667163372039794921875f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.041666455566883087158203125f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.00833331048488616943359375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.001393453218042850494384765625f) + aether_product_f32x8((r * aether_batch_splat_f32x8(0.00019891970441676676273345947265625f))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_exp_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_r)
+{
+    const aether_f64x4 r = *aether_r;
+    *aether_result = (aether_batch_splat_f64x4(0.5) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.1666666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.04166666666666667129259593593815225176513195037841796875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00833333333332555124817186964492066181264817714691162109375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.001388888888888333179860712363051788997836410999298095703125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0001984126987684035696955786587380998753360472619533538818359375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000248015873269900500469077597731626383392722345888614654541015625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000027557252863367321974136063544857933038656483404338359832763671875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000027557271831536130966716657310355831356218914152123034000396728515625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000002510626255087907802256692413149508080749683358590118587017059326171875) + aether_product_f64x4((r * aether_batch_splat_f64x4(0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_exp2_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_r)
+{
+    const aether_f32x8 r = *aether_r;
+    *aether_result = (aether_batch_splat_f32x8(0.2402265071868896484375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.0555041097104549407958984375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.00961808301508426666259765625f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.0013333521783351898193359375f) + aether_product_f32x8((r * (aether_batch_splat_f32x8(0.000154531633597798645496368408203125f) + aether_product_f32x8((r * aether_batch_splat_f32x8(0.00001529094879515469074249267578125f))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_exp2_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_r)
+{
+    const aether_f64x4 r = *aether_r;
+    *aether_result = (aether_batch_splat_f64x4(0.2402265069591007218274825163462082855403423309326171875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.05550410866482159699675236197435879148542881011962890625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00961812910762847861345647970665595494210720062255859375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0013333558146416935562272865212207761942408978939056396484375) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0001540353039337591400416427322994650239706970751285552978515625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.0000152527338298361192351661197452727947165840305387973785400390625) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.000001321548680290393124029291356535953383399828453548252582550048828125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000010178062445845773667608209940571573071110833552666008472442626953125) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.00000000705489995637264875238804195771435967543538936297409236431121826171875) + aether_product_f64x4((r * (aether_batch_splat_f64x4(0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625) + aether_product_f64x4((r * aether_batch_splat_f64x4(0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375)))))))))))))))))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_log_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_z)
+{
+    const aether_f32x8 z = *aether_z;
+    *aether_result = (aether_batch_splat_f32x8(0.66666686534881591796875f) + aether_product_f32x8((z * (aether_batch_splat_f32x8(0.3998873233795166015625f) + aether_product_f32x8((z * aether_batch_splat_f32x8(0.2958215773105621337890625f)))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_log_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_z)
+{
+    const aether_f64x4 z = *aether_z;
+    *aether_result = (aether_batch_splat_f64x4(0.66666666666666696272613990004174411296844482421875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.399999999998981892179727992697735317051410675048828125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.2857142862657020554451037241960875689983367919921875) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.2222221103781658879672278317229938693344593048095703125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.1818289618348308545048297446555807255208492279052734375) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.1533148723586573447530412295236601494252681732177734375) + aether_product_f64x4((z * aether_batch_splat_f64x4(0.1461934345351261488321625847675022669136524200439453125)))))))))))))))))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f32_pow_poly_batch_x8(aether_f32x8 *aether_result, const aether_f32x8 *aether_z)
+{
+    const aether_f32x8 z = *aether_z;
+    *aether_result = (aether_batch_splat_f32x8(0.666666686534881591796875f) + aether_product_f32x8((z * aether_batch_splat_f32x8(0.4001343250274658203125f))));
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_f64_pow_poly_batch_x4(aether_f64x4 *aether_result, const aether_f64x4 *aether_z)
+{
+    const aether_f64x4 z = *aether_z;
+    *aether_result = (aether_batch_splat_f64x4(0.66666666666666662965923251249478198587894439697265625) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.40000000000472291095121590842609293758869171142578125) + aether_product_f64x4((z * (aether_batch_splat_f64x4(0.285714235473782329766123666558996774256229400634765625) + aether_product_f64x4((z * aether_batch_splat_f64x4(0.2223932248158340119204012808040715754032135009765625))))))))));
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_f32_sincos_batch_x8(aether_vec2fx8 *aether_result, const aether_f32x8 *aether_a)
 {
     const aether_f32x8 a = *aether_a;
@@ -6043,6 +6151,114 @@ static inline double aether_paird_value_batch_item(const aether_paird *aether_p)
     const aether_paird p = *aether_p;
     const double h = aether_barrier_f64(p.hi);
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
+}
+
+static inline float aether_f32_sin_poly_batch_item(const float *aether_u)
+{
+    const float u = *aether_u;
+    return (-0.16666667163372039794921875f + aether_product_vec_f32((u * (0.008333331905305385589599609375f + aether_product_vec_f32((u * (-0.000198400855879299342632293701171875f + aether_product_vec_f32((u * 0.000002724986416069441474974155426025390625f)))))))));
+}
+
+static inline double aether_f64_sin_poly_batch_item(const double *aether_u)
+{
+    const double u = *aether_u;
+    return (-0.1666666666666666574148081281236954964697360992431640625 + aether_product_vec_f64((u * (0.0083333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + aether_product_vec_f64((u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + aether_product_vec_f64((u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + aether_product_vec_f64((u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + aether_product_vec_f64((u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))))))))));
+}
+
+static inline float aether_f32_cos_poly_batch_item(const float *aether_u)
+{
+    const float u = *aether_u;
+    return (0.041666664183139801025390625f + aether_product_vec_f32((u * (-0.001388830249197781085968017578125f + aether_product_vec_f32((u * 0.00002454789137118496000766754150390625f))))));
+}
+
+static inline double aether_f64_cos_poly_batch_item(const double *aether_u)
+{
+    const double u = *aether_u;
+    return (0.041666666666666664353702032030923874117434024810791015625 + aether_product_vec_f64((u * (-0.0013888888888887395388349599301136549911461770534515380859375 + aether_product_vec_f64((u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + aether_product_vec_f64((u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + aether_product_vec_f64((u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + aether_product_vec_f64((u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))))))));
+}
+
+static inline float aether_f32_tan_poly_batch_item(const float *aether_u)
+{
+    const float u = *aether_u;
+    return (0.333333313465118408203125f + aether_product_vec_f32((u * (0.133335053920745849609375f + aether_product_vec_f32((u * (0.0539241842925548553466796875f + aether_product_vec_f32((u * (0.02227477543056011199951171875f + aether_product_vec_f32((u * (0.0072196908295154571533203125f + aether_product_vec_f32((u * 0.0064857886172831058502197265625f)))))))))))))));
+}
+
+static inline double aether_f64_tan_poly_batch_item(const double *aether_u)
+{
+    const double u = *aether_u;
+    return (0.333333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (0.1333333333333265591225114121698425151407718658447265625 + aether_product_vec_f64((u * (0.0539682539690928553266502376573043875396251678466796875 + aether_product_vec_f64((u * (0.0218694884954774883267791807384128333069384098052978515625 + aether_product_vec_f64((u * (0.00886323655186790730631241075343496049754321575164794921875 + aether_product_vec_f64((u * (0.0035921128078231852505386445528756667044945061206817626953125 + aether_product_vec_f64((u * (0.001455979428328954376758996858143291319720447063446044921875 + aether_product_vec_f64((u * (0.000589107065120142198329233895748302529682405292987823486328125 + aether_product_vec_f64((u * (0.000243094266129745099902503824296218226663768291473388671875 + aether_product_vec_f64((u * (0.00008533202191466615605351664353150908937095664441585540771484375 + aether_product_vec_f64((u * (0.000061650707489579515720168334524942110874690115451812744140625 + aether_product_vec_f64((u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + aether_product_vec_f64((u * 0.0000232094020551668091798848403417565577910863794386386871337890625))))))))))))))))))))))))))))))))))));
+}
+
+static inline float aether_f32_atan_poly_batch_item(const float *aether_u)
+{
+    const float u = *aether_u;
+    return (-0.333333313465118408203125f + aether_product_vec_f32((u * (0.19999314844608306884765625f + aether_product_vec_f32((u * (-0.1425657570362091064453125f + aether_product_vec_f32((u * (0.106683857738971710205078125f + aether_product_vec_f32((u * -0.062158115208148956298828125f))))))))))));
+}
+
+static inline double aether_f64_atan_poly_batch_item(const double *aether_u)
+{
+    const double u = *aether_u;
+    return (-0.333333333333333314829616256247390992939472198486328125 + aether_product_vec_f64((u * (0.1999999999999940991646241172929876483976840972900390625 + aether_product_vec_f64((u * (-0.1428571428556680567023562389294966123998165130615234375 + aether_product_vec_f64((u * (0.111111110966450377102177071719779632985591888427734375 + aether_product_vec_f64((u * (-0.0909090835560259213909972686451510526239871978759765625 + aether_product_vec_f64((u * (0.0769228555488928600336606677956297062337398529052734375 + aether_product_vec_f64((u * (-0.0666624192335996401670428213037666864693164825439453125 + aether_product_vec_f64((u * (0.05876946456755061110044380257022567093372344970703125 + aether_product_vec_f64((u * (-0.052166797393136558891324483511198195628821849822998046875 + aether_product_vec_f64((u * (0.044922592931936559945693687723178300075232982635498046875 + aether_product_vec_f64((u * (-0.033128134256069585727999537994037382304668426513671875 + aether_product_vec_f64((u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))))))))))))));
+}
+
+static inline float aether_f32_asin_poly_batch_item(const float *aether_z)
+{
+    const float z = *aether_z;
+    return (0.1666666567325592041015625f + aether_product_vec_f32((z * (0.075000941753387451171875f + aether_product_vec_f32((z * (0.0445994026958942413330078125f + aether_product_vec_f32((z * (0.03110066242516040802001953125f + aether_product_vec_f32((z * (0.01714923791587352752685546875f + aether_product_vec_f32((z * 0.033690847456455230712890625f)))))))))))))));
+}
+
+static inline double aether_f64_asin_poly_batch_item(const double *aether_z)
+{
+    const double z = *aether_z;
+    return (0.166666666666666685170383743752609007060527801513671875 + aether_product_vec_f64((z * (0.0749999999999843292020074159154319204390048980712890625 + aether_product_vec_f64((z * (0.044642857146355428843431667473851121030747890472412109375 + aether_product_vec_f64((z * (0.0303819441385312465075951848803015309385955333709716796875 + aether_product_vec_f64((z * (0.022372172942149888552609837688578409142792224884033203125 + aether_product_vec_f64((z * (0.0173523927208699725588392226427458808757364749908447265625 + aether_product_vec_f64((z * (0.0139712129735529329288556965593670611269772052764892578125 + aether_product_vec_f64((z * (0.01147917741518490568342070190510639804415404796600341796875 + aether_product_vec_f64((z * (0.0103228143501857792807552272051907493732869625091552734375 + aether_product_vec_f64((z * (0.00545750671864035814817572855872640502639114856719970703125 + aether_product_vec_f64((z * (0.017400879442694021370652279756541247479617595672607421875 + aether_product_vec_f64((z * (-0.014851887071247203697677008449318236671388149261474609375 + aether_product_vec_f64((z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))))))))))))))));
+}
+
+static inline float aether_f32_exp_poly_batch_item(const float *aether_r)
+{
+    const float r = *aether_r;
+    return (0.5f + aether_product_vec_f32((r * (0.16666667163372039794921875f + aether_product_vec_f32((r * (0.041666455566883087158203125f + aether_product_vec_f32((r * (0.00833331048488616943359375f + aether_product_vec_f32((r * (0.001393453218042850494384765625f + aether_product_vec_f32((r * 0.00019891970441676676273345947265625f)))))))))))))));
+}
+
+static inline double aether_f64_exp_poly_batch_item(const double *aether_r)
+{
+    const double r = *aether_r;
+    return (0.5 + aether_product_vec_f64((r * (0.1666666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.04166666666666667129259593593815225176513195037841796875 + aether_product_vec_f64((r * (0.00833333333332555124817186964492066181264817714691162109375 + aether_product_vec_f64((r * (0.001388888888888333179860712363051788997836410999298095703125 + aether_product_vec_f64((r * (0.0001984126987684035696955786587380998753360472619533538818359375 + aether_product_vec_f64((r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + aether_product_vec_f64((r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + aether_product_vec_f64((r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + aether_product_vec_f64((r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + aether_product_vec_f64((r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625))))))))))))))))))))))))))))));
+}
+
+static inline float aether_f32_exp2_poly_batch_item(const float *aether_r)
+{
+    const float r = *aether_r;
+    return (0.2402265071868896484375f + aether_product_vec_f32((r * (0.0555041097104549407958984375f + aether_product_vec_f32((r * (0.00961808301508426666259765625f + aether_product_vec_f32((r * (0.0013333521783351898193359375f + aether_product_vec_f32((r * (0.000154531633597798645496368408203125f + aether_product_vec_f32((r * 0.00001529094879515469074249267578125f)))))))))))))));
+}
+
+static inline double aether_f64_exp2_poly_batch_item(const double *aether_r)
+{
+    const double r = *aether_r;
+    return (0.2402265069591007218274825163462082855403423309326171875 + aether_product_vec_f64((r * (0.05550410866482159699675236197435879148542881011962890625 + aether_product_vec_f64((r * (0.00961812910762847861345647970665595494210720062255859375 + aether_product_vec_f64((r * (0.0013333558146416935562272865212207761942408978939056396484375 + aether_product_vec_f64((r * (0.0001540353039337591400416427322994650239706970751285552978515625 + aether_product_vec_f64((r * (0.0000152527338298361192351661197452727947165840305387973785400390625 + aether_product_vec_f64((r * (0.000001321548680290393124029291356535953383399828453548252582550048828125 + aether_product_vec_f64((r * (0.00000010178062445845773667608209940571573071110833552666008472442626953125 + aether_product_vec_f64((r * (0.00000000705489995637264875238804195771435967543538936297409236431121826171875 + aether_product_vec_f64((r * (0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625 + aether_product_vec_f64((r * 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375))))))))))))))))))))))))))))));
+}
+
+static inline float aether_f32_log_poly_batch_item(const float *aether_z)
+{
+    const float z = *aether_z;
+    return (0.66666686534881591796875f + aether_product_vec_f32((z * (0.3998873233795166015625f + aether_product_vec_f32((z * 0.2958215773105621337890625f))))));
+}
+
+static inline double aether_f64_log_poly_batch_item(const double *aether_z)
+{
+    const double z = *aether_z;
+    return (0.66666666666666696272613990004174411296844482421875 + aether_product_vec_f64((z * (0.399999999998981892179727992697735317051410675048828125 + aether_product_vec_f64((z * (0.2857142862657020554451037241960875689983367919921875 + aether_product_vec_f64((z * (0.2222221103781658879672278317229938693344593048095703125 + aether_product_vec_f64((z * (0.1818289618348308545048297446555807255208492279052734375 + aether_product_vec_f64((z * (0.1533148723586573447530412295236601494252681732177734375 + aether_product_vec_f64((z * 0.1461934345351261488321625847675022669136524200439453125))))))))))))))))));
+}
+
+static inline float aether_f32_pow_poly_batch_item(const float *aether_z)
+{
+    const float z = *aether_z;
+    return (0.666666686534881591796875f + aether_product_vec_f32((z * 0.4001343250274658203125f)));
+}
+
+static inline double aether_f64_pow_poly_batch_item(const double *aether_z)
+{
+    const double z = *aether_z;
+    return (0.66666666666666662965923251249478198587894439697265625 + aether_product_vec_f64((z * (0.40000000000472291095121590842609293758869171142578125 + aether_product_vec_f64((z * (0.285714235473782329766123666558996774256229400634765625 + aether_product_vec_f64((z * 0.2223932248158340119204012808040715754032135009765625)))))))));
 }
 
 static inline aether_vec2f aether_f32_sincos_batch_item(const float *aether_a)
@@ -20472,6 +20688,672 @@ void aether_paird_value_aos(const aether_paird *p, double *out, size_t n)
 #endif
     for (; i < n; ++i) {
         out[i] = aether_paird_value_batch_item(&p[i]);
+    }
+}
+
+void aether_f32_sin_poly_soa(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, u + i, 8u * sizeof(float));
+        aether_f32_sin_poly_batch_x8(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f32_sin_poly_aos(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, (const float *)(const void *)(u + i), 8u * sizeof(float));
+        aether_f32_sin_poly_batch_x8(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_sin_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f64_sin_poly_soa(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, u + i, 4u * sizeof(double));
+        aether_f64_sin_poly_batch_x4(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f64_sin_poly_aos(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, (const double *)(const void *)(u + i), 4u * sizeof(double));
+        aether_f64_sin_poly_batch_x4(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_sin_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f32_cos_poly_soa(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, u + i, 8u * sizeof(float));
+        aether_f32_cos_poly_batch_x8(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f32_cos_poly_aos(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, (const float *)(const void *)(u + i), 8u * sizeof(float));
+        aether_f32_cos_poly_batch_x8(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_cos_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f64_cos_poly_soa(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, u + i, 4u * sizeof(double));
+        aether_f64_cos_poly_batch_x4(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f64_cos_poly_aos(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, (const double *)(const void *)(u + i), 4u * sizeof(double));
+        aether_f64_cos_poly_batch_x4(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_cos_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f32_tan_poly_soa(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, u + i, 8u * sizeof(float));
+        aether_f32_tan_poly_batch_x8(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f32_tan_poly_aos(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, (const float *)(const void *)(u + i), 8u * sizeof(float));
+        aether_f32_tan_poly_batch_x8(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_tan_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f64_tan_poly_soa(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, u + i, 4u * sizeof(double));
+        aether_f64_tan_poly_batch_x4(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f64_tan_poly_aos(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, (const double *)(const void *)(u + i), 4u * sizeof(double));
+        aether_f64_tan_poly_batch_x4(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_tan_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f32_atan_poly_soa(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, u + i, 8u * sizeof(float));
+        aether_f32_atan_poly_batch_x8(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f32_atan_poly_aos(const float *u, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_u;
+        aether_f32x8 aether_r;
+        memcpy(&v_u, (const float *)(const void *)(u + i), 8u * sizeof(float));
+        aether_f32_atan_poly_batch_x8(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_atan_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f64_atan_poly_soa(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, u + i, 4u * sizeof(double));
+        aether_f64_atan_poly_batch_x4(&aether_r, &v_u);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+void aether_f64_atan_poly_aos(const double *u, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_u;
+        aether_f64x4 aether_r;
+        memcpy(&v_u, (const double *)(const void *)(u + i), 4u * sizeof(double));
+        aether_f64_atan_poly_batch_x4(&aether_r, &v_u);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_atan_poly_batch_item(&u[i]);
+    }
+}
+
+void aether_f32_asin_poly_soa(const float *z, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_z;
+        aether_f32x8 aether_r;
+        memcpy(&v_z, z + i, 8u * sizeof(float));
+        aether_f32_asin_poly_batch_x8(&aether_r, &v_z);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+void aether_f32_asin_poly_aos(const float *z, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_z;
+        aether_f32x8 aether_r;
+        memcpy(&v_z, (const float *)(const void *)(z + i), 8u * sizeof(float));
+        aether_f32_asin_poly_batch_x8(&aether_r, &v_z);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_asin_poly_batch_item(&z[i]);
+    }
+}
+
+void aether_f64_asin_poly_soa(const double *z, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_z;
+        aether_f64x4 aether_r;
+        memcpy(&v_z, z + i, 4u * sizeof(double));
+        aether_f64_asin_poly_batch_x4(&aether_r, &v_z);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+void aether_f64_asin_poly_aos(const double *z, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_z;
+        aether_f64x4 aether_r;
+        memcpy(&v_z, (const double *)(const void *)(z + i), 4u * sizeof(double));
+        aether_f64_asin_poly_batch_x4(&aether_r, &v_z);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_asin_poly_batch_item(&z[i]);
+    }
+}
+
+void aether_f32_exp_poly_soa(const float *r, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_r;
+        aether_f32x8 aether_r;
+        memcpy(&v_r, r + i, 8u * sizeof(float));
+        aether_f32_exp_poly_batch_x8(&aether_r, &v_r);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+void aether_f32_exp_poly_aos(const float *r, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_r;
+        aether_f32x8 aether_r;
+        memcpy(&v_r, (const float *)(const void *)(r + i), 8u * sizeof(float));
+        aether_f32_exp_poly_batch_x8(&aether_r, &v_r);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_exp_poly_batch_item(&r[i]);
+    }
+}
+
+void aether_f64_exp_poly_soa(const double *r, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_r;
+        aether_f64x4 aether_r;
+        memcpy(&v_r, r + i, 4u * sizeof(double));
+        aether_f64_exp_poly_batch_x4(&aether_r, &v_r);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+void aether_f64_exp_poly_aos(const double *r, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_r;
+        aether_f64x4 aether_r;
+        memcpy(&v_r, (const double *)(const void *)(r + i), 4u * sizeof(double));
+        aether_f64_exp_poly_batch_x4(&aether_r, &v_r);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_exp_poly_batch_item(&r[i]);
+    }
+}
+
+void aether_f32_exp2_poly_soa(const float *r, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_r;
+        aether_f32x8 aether_r;
+        memcpy(&v_r, r + i, 8u * sizeof(float));
+        aether_f32_exp2_poly_batch_x8(&aether_r, &v_r);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+void aether_f32_exp2_poly_aos(const float *r, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_r;
+        aether_f32x8 aether_r;
+        memcpy(&v_r, (const float *)(const void *)(r + i), 8u * sizeof(float));
+        aether_f32_exp2_poly_batch_x8(&aether_r, &v_r);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_exp2_poly_batch_item(&r[i]);
+    }
+}
+
+void aether_f64_exp2_poly_soa(const double *r, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_r;
+        aether_f64x4 aether_r;
+        memcpy(&v_r, r + i, 4u * sizeof(double));
+        aether_f64_exp2_poly_batch_x4(&aether_r, &v_r);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+void aether_f64_exp2_poly_aos(const double *r, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_r;
+        aether_f64x4 aether_r;
+        memcpy(&v_r, (const double *)(const void *)(r + i), 4u * sizeof(double));
+        aether_f64_exp2_poly_batch_x4(&aether_r, &v_r);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_exp2_poly_batch_item(&r[i]);
+    }
+}
+
+void aether_f32_log_poly_soa(const float *z, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_z;
+        aether_f32x8 aether_r;
+        memcpy(&v_z, z + i, 8u * sizeof(float));
+        aether_f32_log_poly_batch_x8(&aether_r, &v_z);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+void aether_f32_log_poly_aos(const float *z, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_z;
+        aether_f32x8 aether_r;
+        memcpy(&v_z, (const float *)(const void *)(z + i), 8u * sizeof(float));
+        aether_f32_log_poly_batch_x8(&aether_r, &v_z);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_log_poly_batch_item(&z[i]);
+    }
+}
+
+void aether_f64_log_poly_soa(const double *z, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_z;
+        aether_f64x4 aether_r;
+        memcpy(&v_z, z + i, 4u * sizeof(double));
+        aether_f64_log_poly_batch_x4(&aether_r, &v_z);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+void aether_f64_log_poly_aos(const double *z, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_z;
+        aether_f64x4 aether_r;
+        memcpy(&v_z, (const double *)(const void *)(z + i), 4u * sizeof(double));
+        aether_f64_log_poly_batch_x4(&aether_r, &v_z);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_log_poly_batch_item(&z[i]);
+    }
+}
+
+void aether_f32_pow_poly_soa(const float *z, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_z;
+        aether_f32x8 aether_r;
+        memcpy(&v_z, z + i, 8u * sizeof(float));
+        aether_f32_pow_poly_batch_x8(&aether_r, &v_z);
+        memcpy(out + i, &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_pow_poly(v_z);
+        out[i] = result;
+    }
+}
+
+void aether_f32_pow_poly_aos(const float *z, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_f32x8 v_z;
+        aether_f32x8 aether_r;
+        memcpy(&v_z, (const float *)(const void *)(z + i), 8u * sizeof(float));
+        aether_f32_pow_poly_batch_x8(&aether_r, &v_z);
+        memcpy((void *)(out + i), &aether_r, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f32_pow_poly_batch_item(&z[i]);
+    }
+}
+
+void aether_f64_pow_poly_soa(const double *z, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_z;
+        aether_f64x4 aether_r;
+        memcpy(&v_z, z + i, 4u * sizeof(double));
+        aether_f64_pow_poly_batch_x4(&aether_r, &v_z);
+        memcpy(out + i, &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_pow_poly(v_z);
+        out[i] = result;
+    }
+}
+
+void aether_f64_pow_poly_aos(const double *z, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_f64x4 v_z;
+        aether_f64x4 aether_r;
+        memcpy(&v_z, (const double *)(const void *)(z + i), 4u * sizeof(double));
+        aether_f64_pow_poly_batch_x4(&aether_r, &v_z);
+        memcpy((void *)(out + i), &aether_r, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_f64_pow_poly_batch_item(&z[i]);
     }
 }
 

@@ -11,14 +11,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 d7949de50f1cbb293461018f216e2cf2. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
 
 #ifdef __cplusplus
 extern "C" {
@@ -1067,6 +1067,114 @@ void aether_paird_value_soa(const double *p, double *out, size_t n);
 
 /* aether_paird_value_aos: out[i] = aether_paird_value(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_paird_value_aos(const aether_paird *p, double *out, size_t n);
+
+/* aether_f32_sin_poly_soa: out[i] = aether_f32_sin_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_sin_poly_soa(const float *u, float *out, size_t n);
+
+/* aether_f32_sin_poly_aos: out[i] = aether_f32_sin_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_sin_poly_aos(const float *u, float *out, size_t n);
+
+/* aether_f64_sin_poly_soa: out[i] = aether_f64_sin_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_sin_poly_soa(const double *u, double *out, size_t n);
+
+/* aether_f64_sin_poly_aos: out[i] = aether_f64_sin_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_sin_poly_aos(const double *u, double *out, size_t n);
+
+/* aether_f32_cos_poly_soa: out[i] = aether_f32_cos_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_cos_poly_soa(const float *u, float *out, size_t n);
+
+/* aether_f32_cos_poly_aos: out[i] = aether_f32_cos_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_cos_poly_aos(const float *u, float *out, size_t n);
+
+/* aether_f64_cos_poly_soa: out[i] = aether_f64_cos_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_cos_poly_soa(const double *u, double *out, size_t n);
+
+/* aether_f64_cos_poly_aos: out[i] = aether_f64_cos_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_cos_poly_aos(const double *u, double *out, size_t n);
+
+/* aether_f32_tan_poly_soa: out[i] = aether_f32_tan_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_tan_poly_soa(const float *u, float *out, size_t n);
+
+/* aether_f32_tan_poly_aos: out[i] = aether_f32_tan_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_tan_poly_aos(const float *u, float *out, size_t n);
+
+/* aether_f64_tan_poly_soa: out[i] = aether_f64_tan_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_tan_poly_soa(const double *u, double *out, size_t n);
+
+/* aether_f64_tan_poly_aos: out[i] = aether_f64_tan_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_tan_poly_aos(const double *u, double *out, size_t n);
+
+/* aether_f32_atan_poly_soa: out[i] = aether_f32_atan_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_atan_poly_soa(const float *u, float *out, size_t n);
+
+/* aether_f32_atan_poly_aos: out[i] = aether_f32_atan_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_atan_poly_aos(const float *u, float *out, size_t n);
+
+/* aether_f64_atan_poly_soa: out[i] = aether_f64_atan_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_atan_poly_soa(const double *u, double *out, size_t n);
+
+/* aether_f64_atan_poly_aos: out[i] = aether_f64_atan_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_atan_poly_aos(const double *u, double *out, size_t n);
+
+/* aether_f32_asin_poly_soa: out[i] = aether_f32_asin_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_asin_poly_soa(const float *z, float *out, size_t n);
+
+/* aether_f32_asin_poly_aos: out[i] = aether_f32_asin_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_asin_poly_aos(const float *z, float *out, size_t n);
+
+/* aether_f64_asin_poly_soa: out[i] = aether_f64_asin_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_asin_poly_soa(const double *z, double *out, size_t n);
+
+/* aether_f64_asin_poly_aos: out[i] = aether_f64_asin_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_asin_poly_aos(const double *z, double *out, size_t n);
+
+/* aether_f32_exp_poly_soa: out[i] = aether_f32_exp_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_exp_poly_soa(const float *r, float *out, size_t n);
+
+/* aether_f32_exp_poly_aos: out[i] = aether_f32_exp_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_exp_poly_aos(const float *r, float *out, size_t n);
+
+/* aether_f64_exp_poly_soa: out[i] = aether_f64_exp_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_exp_poly_soa(const double *r, double *out, size_t n);
+
+/* aether_f64_exp_poly_aos: out[i] = aether_f64_exp_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_exp_poly_aos(const double *r, double *out, size_t n);
+
+/* aether_f32_exp2_poly_soa: out[i] = aether_f32_exp2_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_exp2_poly_soa(const float *r, float *out, size_t n);
+
+/* aether_f32_exp2_poly_aos: out[i] = aether_f32_exp2_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_exp2_poly_aos(const float *r, float *out, size_t n);
+
+/* aether_f64_exp2_poly_soa: out[i] = aether_f64_exp2_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_exp2_poly_soa(const double *r, double *out, size_t n);
+
+/* aether_f64_exp2_poly_aos: out[i] = aether_f64_exp2_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_exp2_poly_aos(const double *r, double *out, size_t n);
+
+/* aether_f32_log_poly_soa: out[i] = aether_f32_log_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_log_poly_soa(const float *z, float *out, size_t n);
+
+/* aether_f32_log_poly_aos: out[i] = aether_f32_log_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_log_poly_aos(const float *z, float *out, size_t n);
+
+/* aether_f64_log_poly_soa: out[i] = aether_f64_log_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_log_poly_soa(const double *z, double *out, size_t n);
+
+/* aether_f64_log_poly_aos: out[i] = aether_f64_log_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_log_poly_aos(const double *z, double *out, size_t n);
+
+/* aether_f32_pow_poly_soa: out[i] = aether_f32_pow_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f32_pow_poly_soa(const float *z, float *out, size_t n);
+
+/* aether_f32_pow_poly_aos: out[i] = aether_f32_pow_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f32_pow_poly_aos(const float *z, float *out, size_t n);
+
+/* aether_f64_pow_poly_soa: out[i] = aether_f64_pow_poly(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_f64_pow_poly_soa(const double *z, double *out, size_t n);
+
+/* aether_f64_pow_poly_aos: out[i] = aether_f64_pow_poly(item i of each input) for every i < n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_f64_pow_poly_aos(const double *z, double *out, size_t n);
 
 /* aether_f32_sincos_soa: out[i] = aether_f32_sincos(item i of each input) for every i < n, with its bits. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_f32_sincos_soa(const float *a, float *out, size_t n);

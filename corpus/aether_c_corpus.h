@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -81,6 +81,24 @@
 #include "pair_combine_f64.h"
 #include "pair_value_f32.h"
 #include "pair_value_f64.h"
+#include "sin_poly_f32.h"
+#include "sin_poly_f64.h"
+#include "cos_poly_f32.h"
+#include "cos_poly_f64.h"
+#include "tan_poly_f32.h"
+#include "tan_poly_f64.h"
+#include "atan_poly_f32.h"
+#include "atan_poly_f64.h"
+#include "asin_poly_f32.h"
+#include "asin_poly_f64.h"
+#include "exp_poly_f32.h"
+#include "exp_poly_f64.h"
+#include "exp2_poly_f32.h"
+#include "exp2_poly_f64.h"
+#include "log_poly_f32.h"
+#include "log_poly_f64.h"
+#include "pow_poly_f32.h"
+#include "pow_poly_f64.h"
 #include "sincos_f32.h"
 #include "sincos_f64.h"
 #include "sin_f32.h"
@@ -373,6 +391,24 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_paird_combine", "pair_combine_f64", 64, 4, 2, 60, aether_corpus_paird_combine, 1, 0, 0 },
     { "aether_pairf_value", "pair_value_f32", 32, 2, 1, 223, aether_corpus_pairf_value, 1, 0, 0 },
     { "aether_paird_value", "pair_value_f64", 64, 2, 1, 227, aether_corpus_paird_value, 1, 0, 0 },
+    { "aether_f32_sin_poly", "sin_poly_f32", 32, 1, 1, 30, aether_corpus_f32_sin_poly, 1, 0, 0 },
+    { "aether_f64_sin_poly", "sin_poly_f64", 64, 1, 1, 30, aether_corpus_f64_sin_poly, 1, 0, 0 },
+    { "aether_f32_cos_poly", "cos_poly_f32", 32, 1, 1, 35, aether_corpus_f32_cos_poly, 1, 0, 0 },
+    { "aether_f64_cos_poly", "cos_poly_f64", 64, 1, 1, 31, aether_corpus_f64_cos_poly, 1, 0, 0 },
+    { "aether_f32_tan_poly", "tan_poly_f32", 32, 1, 1, 35, aether_corpus_f32_tan_poly, 1, 0, 0 },
+    { "aether_f64_tan_poly", "tan_poly_f64", 64, 1, 1, 36, aether_corpus_f64_tan_poly, 1, 0, 0 },
+    { "aether_f32_atan_poly", "atan_poly_f32", 32, 1, 1, 34, aether_corpus_f32_atan_poly, 1, 0, 0 },
+    { "aether_f64_atan_poly", "atan_poly_f64", 64, 1, 1, 29, aether_corpus_f64_atan_poly, 1, 0, 0 },
+    { "aether_f32_asin_poly", "asin_poly_f32", 32, 1, 1, 42, aether_corpus_f32_asin_poly, 1, 0, 0 },
+    { "aether_f64_asin_poly", "asin_poly_f64", 64, 1, 1, 39, aether_corpus_f64_asin_poly, 1, 0, 0 },
+    { "aether_f32_exp_poly", "exp_poly_f32", 32, 1, 1, 33, aether_corpus_f32_exp_poly, 1, 0, 0 },
+    { "aether_f64_exp_poly", "exp_poly_f64", 64, 1, 1, 33, aether_corpus_f64_exp_poly, 1, 0, 0 },
+    { "aether_f32_exp2_poly", "exp2_poly_f32", 32, 1, 1, 35, aether_corpus_f32_exp2_poly, 1, 0, 0 },
+    { "aether_f64_exp2_poly", "exp2_poly_f64", 64, 1, 1, 32, aether_corpus_f64_exp2_poly, 1, 0, 0 },
+    { "aether_f32_log_poly", "log_poly_f32", 32, 1, 1, 29, aether_corpus_f32_log_poly, 1, 0, 0 },
+    { "aether_f64_log_poly", "log_poly_f64", 64, 1, 1, 35, aether_corpus_f64_log_poly, 1, 0, 0 },
+    { "aether_f32_pow_poly", "pow_poly_f32", 32, 1, 1, 26, aether_corpus_f32_pow_poly, 1, 0, 0 },
+    { "aether_f64_pow_poly", "pow_poly_f64", 64, 1, 1, 27, aether_corpus_f64_pow_poly, 1, 0, 0 },
     { "aether_f32_sincos", "sincos_f32", 32, 1, 2, 52, aether_corpus_f32_sincos, 1, 0, 0 },
     { "aether_f64_sincos", "sincos_f64", 64, 1, 2, 55, aether_corpus_f64_sincos, 1, 0, 0 },
     { "aether_f32_sin", "sin_f32", 32, 1, 1, 39, aether_corpus_f32_sin, 1, 0, 0 },
@@ -565,6 +601,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 364
+#define AETHER_CORPUS_FUNCTION_COUNT 382
 
 #endif /* AETHER_C_CORPUS_H */

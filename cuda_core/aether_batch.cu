@@ -4648,6 +4648,348 @@ extern "C" int aether_paird_value_batch(const double *p, double *out, size_t n, 
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_f32_sin_poly(const float *u, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_sin_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_sin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_sin_poly(const double *u, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_sin_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_sin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_cos_poly(const float *u, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_cos_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_cos_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_cos_poly(const double *u, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_cos_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_cos_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_tan_poly(const float *u, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_tan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_tan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_tan_poly(const double *u, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_tan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_tan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_atan_poly(const float *u, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_atan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_atan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_atan_poly(const double *u, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_atan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_atan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_asin_poly(const float *z, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_asin_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_asin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_asin_poly(const double *z, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_asin_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_asin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_exp_poly(const float *r, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_exp_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_exp_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_exp_poly(const double *r, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_exp_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_exp_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_exp2_poly(const float *r, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_exp2_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_exp2_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_exp2_poly(const double *r, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_exp2_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_exp2_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_log_poly(const float *z, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_log_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_log_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_log_poly(const double *z, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_log_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_log_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f32_pow_poly(const float *z, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_pow_poly(v_z);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f32_pow_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f32_pow_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_f64_pow_poly(const double *z, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_pow_poly(v_z);
+        out[i] = result;
+    }
+}
+
+extern "C" int aether_f64_pow_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_f64_pow_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_f32_sincos(const float *a, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

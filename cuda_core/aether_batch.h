@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 d7949de50f1cbb293461018f216e2cf2. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
 
 #ifdef __cplusplus
 extern "C" {
@@ -543,6 +543,60 @@ int aether_pairf_value_batch(const float *p, float *out, size_t n, cudaStream_t 
 
 /* aether_paird_value_batch: out[i] = aether_paird_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_paird_value_batch(const double *p, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_sin_poly_batch: out[i] = aether_f32_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_sin_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_sin_poly_batch: out[i] = aether_f64_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_sin_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_cos_poly_batch: out[i] = aether_f32_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_cos_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_cos_poly_batch: out[i] = aether_f64_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_cos_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_tan_poly_batch: out[i] = aether_f32_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_tan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_tan_poly_batch: out[i] = aether_f64_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_tan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_atan_poly_batch: out[i] = aether_f32_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_atan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_atan_poly_batch: out[i] = aether_f64_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_atan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_asin_poly_batch: out[i] = aether_f32_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_asin_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_asin_poly_batch: out[i] = aether_f64_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_asin_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_exp_poly_batch: out[i] = aether_f32_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_exp_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_exp_poly_batch: out[i] = aether_f64_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_exp_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_exp2_poly_batch: out[i] = aether_f32_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_exp2_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_exp2_poly_batch: out[i] = aether_f64_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_exp2_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_log_poly_batch: out[i] = aether_f32_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_log_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_log_poly_batch: out[i] = aether_f64_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_log_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream);
+
+/* aether_f32_pow_poly_batch: out[i] = aether_f32_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_pow_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream);
+
+/* aether_f64_pow_poly_batch: out[i] = aether_f64_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_pow_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream);
 
 /* aether_f32_sincos_batch: out[i] = aether_f32_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_f32_sincos_batch(const float *a, float *out, size_t n, cudaStream_t stream);

@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
+#define AETHER_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0
@@ -516,6 +516,24 @@ AETHER_HD inline aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf 
 AETHER_HD inline aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 AETHER_HD inline float aether_pairf_value(aether_pairf p);
 AETHER_HD inline double aether_paird_value(aether_paird p);
+AETHER_HD inline float aether_f32_sin_poly(float u);
+AETHER_HD inline double aether_f64_sin_poly(double u);
+AETHER_HD inline float aether_f32_cos_poly(float u);
+AETHER_HD inline double aether_f64_cos_poly(double u);
+AETHER_HD inline float aether_f32_tan_poly(float u);
+AETHER_HD inline double aether_f64_tan_poly(double u);
+AETHER_HD inline float aether_f32_atan_poly(float u);
+AETHER_HD inline double aether_f64_atan_poly(double u);
+AETHER_HD inline float aether_f32_asin_poly(float z);
+AETHER_HD inline double aether_f64_asin_poly(double z);
+AETHER_HD inline float aether_f32_exp_poly(float r);
+AETHER_HD inline double aether_f64_exp_poly(double r);
+AETHER_HD inline float aether_f32_exp2_poly(float r);
+AETHER_HD inline double aether_f64_exp2_poly(double r);
+AETHER_HD inline float aether_f32_log_poly(float z);
+AETHER_HD inline double aether_f64_log_poly(double z);
+AETHER_HD inline float aether_f32_pow_poly(float z);
+AETHER_HD inline double aether_f64_pow_poly(double z);
 AETHER_HD inline aether_vec2f aether_f32_sincos(float a);
 AETHER_HD inline aether_vec2d aether_f64_sincos(double a);
 AETHER_HD inline float aether_f32_sin(float a);
@@ -4949,6 +4967,186 @@ AETHER_HD inline double aether_paird_value(aether_paird p)
     return (aether_isfinite_f64(h) ? aether_add_f64(h, aether_barrier_f64(p.comp)) : h);
 }
 
+/* aether_f32_sin_poly: S(u) of sin, in sincos's step 2 (sin r = r + (r u S(u) + rl), u = r r): Horner in u, f32 4 coefficients, f64 7, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f)))))); */
+AETHER_HD inline float aether_f32_sin_poly(float u)
+{
+    return aether_add_f32(-0.16666667163372039794921875f, aether_mul_f32(u, aether_add_f32(0.008333331905305385589599609375f, aether_mul_f32(u, aether_add_f32(-0.000198400855879299342632293701171875f, aether_mul_f32(u, 0.000002724986416069441474974155426025390625f))))));
+}
+
+/* aether_f64_sin_poly: S(u) of sin, in sincos's step 2 (sin r = r + (r u S(u) + rl), u = r r): Horner in u, f32 4 coefficients, f64 7, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))); */
+AETHER_HD inline double aether_f64_sin_poly(double u)
+{
+    return aether_add_f64(-0.1666666666666666574148081281236954964697360992431640625, aether_mul_f64(u, aether_add_f64(0.0083333333333333314829616256247390992939472198486328125, aether_mul_f64(u, aether_add_f64(-0.0001984126984126505992105105047329516310128383338451385498046875, aether_mul_f64(u, aether_add_f64(0.0000027557319219335452931628725747881247798432013951241970062255859375, aether_mul_f64(u, aether_add_f64(-0.000000025052106231157904174509129351100522598017050768248736858367919921875, aether_mul_f64(u, aether_add_f64(0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625, aether_mul_f64(u, -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))));
+}
+
+/* aether_f32_cos_poly: C(u) of cos, in sincos's step 2 (cos r = w + ((u u C(u) - r rl) + lost), u = r r): Horner in u, f32 3 coefficients, f64 6, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3D2AAAAA) + u * (f32_bits(0xBAB60969) + u * f32_bits(0x37CDEC32))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f)))); */
+AETHER_HD inline float aether_f32_cos_poly(float u)
+{
+    return aether_add_f32(0.041666664183139801025390625f, aether_mul_f32(u, aether_add_f32(-0.001388830249197781085968017578125f, aether_mul_f32(u, 0.00002454789137118496000766754150390625f))));
+}
+
+/* aether_f64_cos_poly: C(u) of cos, in sincos's step 2 (cos r = w + ((u u C(u) - r rl) + lost), u = r r): Horner in u, f32 3 coefficients, f64 6, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FA5555555555555) + u * (f64_bits(0xBF56C16C16C16966) + u * (f64_bits(0x3EFA01A019F4E867) + u * (f64_bits(0xBE927E4FA17A41B4) + u * (f64_bits(0x3E21EEB68B109173) + u * f64_bits(0xBDA907D7AEBD5E3D)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))); */
+AETHER_HD inline double aether_f64_cos_poly(double u)
+{
+    return aether_add_f64(0.041666666666666664353702032030923874117434024810791015625, aether_mul_f64(u, aether_add_f64(-0.0013888888888887395388349599301136549911461770534515380859375, aether_mul_f64(u, aether_add_f64(0.00002480158729876343263304715180961323994779377244412899017333984375, aether_mul_f64(u, aether_add_f64(-0.000000275573172705603264387550117853198372586120967753231525421142578125, aether_mul_f64(u, aether_add_f64(0.000000002087614602468974698752738269349159272447735702371574006974697113037109375, aether_mul_f64(u, -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))));
+}
+
+/* aether_f32_tan_poly: P(u) of tan, in its step 2 (pt = (v u) P(u), u = v v): Horner in u, f32 6 coefficients, f64 13, fitted on [0, (43/64)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))); */
+AETHER_HD inline float aether_f32_tan_poly(float u)
+{
+    return aether_add_f32(0.333333313465118408203125f, aether_mul_f32(u, aether_add_f32(0.133335053920745849609375f, aether_mul_f32(u, aether_add_f32(0.0539241842925548553466796875f, aether_mul_f32(u, aether_add_f32(0.02227477543056011199951171875f, aether_mul_f32(u, aether_add_f32(0.0072196908295154571533203125f, aether_mul_f32(u, 0.0064857886172831058502197265625f))))))))));
+}
+
+/* aether_f64_tan_poly: P(u) of tan, in its step 2 (pt = (v u) P(u), u = v v): Horner in u, f32 6 coefficients, f64 13, fitted on [0, (43/64)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A)))))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))); */
+AETHER_HD inline double aether_f64_tan_poly(double u)
+{
+    return aether_add_f64(0.333333333333333314829616256247390992939472198486328125, aether_mul_f64(u, aether_add_f64(0.1333333333333265591225114121698425151407718658447265625, aether_mul_f64(u, aether_add_f64(0.0539682539690928553266502376573043875396251678466796875, aether_mul_f64(u, aether_add_f64(0.0218694884954774883267791807384128333069384098052978515625, aether_mul_f64(u, aether_add_f64(0.00886323655186790730631241075343496049754321575164794921875, aether_mul_f64(u, aether_add_f64(0.0035921128078231852505386445528756667044945061206817626953125, aether_mul_f64(u, aether_add_f64(0.001455979428328954376758996858143291319720447063446044921875, aether_mul_f64(u, aether_add_f64(0.000589107065120142198329233895748302529682405292987823486328125, aether_mul_f64(u, aether_add_f64(0.000243094266129745099902503824296218226663768291473388671875, aether_mul_f64(u, aether_add_f64(0.00008533202191466615605351664353150908937095664441585540771484375, aether_mul_f64(u, aether_add_f64(0.000061650707489579515720168334524942110874690115451812744140625, aether_mul_f64(u, aether_add_f64(-0.00001083421853749552208191590796371173155421274714171886444091796875, aether_mul_f64(u, 0.0000232094020551668091798848403417565577910863794386386871337890625))))))))))))))))))))))));
+}
+
+/* aether_f32_atan_poly: P(u) of atan and atan2 (p = (t u) P(u), u = t t): Horner in u, f32 5 coefficients, f64 12, fitted on [0, (7/16)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))); */
+AETHER_HD inline float aether_f32_atan_poly(float u)
+{
+    return aether_add_f32(-0.333333313465118408203125f, aether_mul_f32(u, aether_add_f32(0.19999314844608306884765625f, aether_mul_f32(u, aether_add_f32(-0.1425657570362091064453125f, aether_mul_f32(u, aether_add_f32(0.106683857738971710205078125f, aether_mul_f32(u, -0.062158115208148956298828125f))))))));
+}
+
+/* aether_f64_atan_poly: P(u) of atan and atan2 (p = (t u) P(u), u = t t): Horner in u, f32 5 coefficients, f64 12, fitted on [0, (7/16)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8)))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))); */
+AETHER_HD inline double aether_f64_atan_poly(double u)
+{
+    return aether_add_f64(-0.333333333333333314829616256247390992939472198486328125, aether_mul_f64(u, aether_add_f64(0.1999999999999940991646241172929876483976840972900390625, aether_mul_f64(u, aether_add_f64(-0.1428571428556680567023562389294966123998165130615234375, aether_mul_f64(u, aether_add_f64(0.111111110966450377102177071719779632985591888427734375, aether_mul_f64(u, aether_add_f64(-0.0909090835560259213909972686451510526239871978759765625, aether_mul_f64(u, aether_add_f64(0.0769228555488928600336606677956297062337398529052734375, aether_mul_f64(u, aether_add_f64(-0.0666624192335996401670428213037666864693164825439453125, aether_mul_f64(u, aether_add_f64(0.05876946456755061110044380257022567093372344970703125, aether_mul_f64(u, aether_add_f64(-0.052166797393136558891324483511198195628821849822998046875, aether_mul_f64(u, aether_add_f64(0.044922592931936559945693687723178300075232982635498046875, aether_mul_f64(u, aether_add_f64(-0.033128134256069585727999537994037382304668426513671875, aether_mul_f64(u, 0.01477318461698380602786784265845199115574359893798828125))))))))))))))))))))));
+}
+
+/* aether_f32_asin_poly: P(z) of asin and acos, in their step 2 (w = z P(z)): Horner in z, f32 6 coefficients, f64 13, fitted on [0, 1/4]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))); */
+AETHER_HD inline float aether_f32_asin_poly(float z)
+{
+    return aether_add_f32(0.1666666567325592041015625f, aether_mul_f32(z, aether_add_f32(0.075000941753387451171875f, aether_mul_f32(z, aether_add_f32(0.0445994026958942413330078125f, aether_mul_f32(z, aether_add_f32(0.03110066242516040802001953125f, aether_mul_f32(z, aether_add_f32(0.01714923791587352752685546875f, aether_mul_f32(z, 0.033690847456455230712890625f))))))))));
+}
+
+/* aether_f64_asin_poly: P(z) of asin and acos, in their step 2 (w = z P(z)): Horner in z, f32 6 coefficients, f64 13, fitted on [0, 1/4]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8))))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))); */
+AETHER_HD inline double aether_f64_asin_poly(double z)
+{
+    return aether_add_f64(0.166666666666666685170383743752609007060527801513671875, aether_mul_f64(z, aether_add_f64(0.0749999999999843292020074159154319204390048980712890625, aether_mul_f64(z, aether_add_f64(0.044642857146355428843431667473851121030747890472412109375, aether_mul_f64(z, aether_add_f64(0.0303819441385312465075951848803015309385955333709716796875, aether_mul_f64(z, aether_add_f64(0.022372172942149888552609837688578409142792224884033203125, aether_mul_f64(z, aether_add_f64(0.0173523927208699725588392226427458808757364749908447265625, aether_mul_f64(z, aether_add_f64(0.0139712129735529329288556965593670611269772052764892578125, aether_mul_f64(z, aether_add_f64(0.01147917741518490568342070190510639804415404796600341796875, aether_mul_f64(z, aether_add_f64(0.0103228143501857792807552272051907493732869625091552734375, aether_mul_f64(z, aether_add_f64(0.00545750671864035814817572855872640502639114856719970703125, aether_mul_f64(z, aether_add_f64(0.017400879442694021370652279756541247479617595672607421875, aether_mul_f64(z, aether_add_f64(-0.014851887071247203697677008449318236671388149261474609375, aether_mul_f64(z, 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))));
+}
+
+/* aether_f32_exp_poly: P(r) of exp and pow, in exp's step 3 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-ln 2 / 2, ln 2 / 2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F000000) + r * (f32_bits(0x3E2AAAAB) + r * (f32_bits(0x3D2AAA72) + r * (f32_bits(0x3C088870) + r * (f32_bits(0x3AB6A488) + r * f32_bits(0x3950951A)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))); */
+AETHER_HD inline float aether_f32_exp_poly(float r)
+{
+    return aether_add_f32(0.5f, aether_mul_f32(r, aether_add_f32(0.16666667163372039794921875f, aether_mul_f32(r, aether_add_f32(0.041666455566883087158203125f, aether_mul_f32(r, aether_add_f32(0.00833331048488616943359375f, aether_mul_f32(r, aether_add_f32(0.001393453218042850494384765625f, aether_mul_f32(r, 0.00019891970441676676273345947265625f))))))))));
+}
+
+/* aether_f64_exp_poly: P(r) of exp and pow, in exp's step 3 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-ln 2 / 2, ln 2 / 2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE0000000000000) + r * (f64_bits(0x3FC5555555555557) + r * (f64_bits(0x3FA5555555555556) + r * (f64_bits(0x3F8111111110FF8B) + r * (f64_bits(0x3F56C16C16C16214) + r * (f64_bits(0x3F2A01A01AC9DE9E) + r * (f64_bits(0x3EFA01A01A74077A) + r * (f64_bits(0x3EC71DDFFF6573D6) + r * (f64_bits(0x3E927E4DA1E12FB1) + r * (f64_bits(0x3E5AF5282AACDB2E) + r * f64_bits(0x3E21F75A3CAADFF5))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))); */
+AETHER_HD inline double aether_f64_exp_poly(double r)
+{
+    return aether_add_f64(0.5, aether_mul_f64(r, aether_add_f64(0.1666666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.04166666666666667129259593593815225176513195037841796875, aether_mul_f64(r, aether_add_f64(0.00833333333332555124817186964492066181264817714691162109375, aether_mul_f64(r, aether_add_f64(0.001388888888888333179860712363051788997836410999298095703125, aether_mul_f64(r, aether_add_f64(0.0001984126987684035696955786587380998753360472619533538818359375, aether_mul_f64(r, aether_add_f64(0.0000248015873269900500469077597731626383392722345888614654541015625, aether_mul_f64(r, aether_add_f64(0.0000027557252863367321974136063544857933038656483404338359832763671875, aether_mul_f64(r, aether_add_f64(0.00000027557271831536130966716657310355831356218914152123034000396728515625, aether_mul_f64(r, aether_add_f64(0.00000002510626255087907802256692413149508080749683358590118587017059326171875, aether_mul_f64(r, 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625))))))))))))))))))));
+}
+
+/* aether_f32_exp2_poly: P(r) of exp2 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-1/2, 1/2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3E75FDF0) + r * (f32_bits(0x3D635847) + r * (f32_bits(0x3C1D952A) + r * (f32_bits(0x3AAEC3E0) + r * (f32_bits(0x392209C5) + r * f32_bits(0x37804510)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.2402265071868896484375f + (r * (0.0555041097104549407958984375f + (r * (0.00961808301508426666259765625f + (r * (0.0013333521783351898193359375f + (r * (0.000154531633597798645496368408203125f + (r * 0.00001529094879515469074249267578125f)))))))))); */
+AETHER_HD inline float aether_f32_exp2_poly(float r)
+{
+    return aether_add_f32(0.2402265071868896484375f, aether_mul_f32(r, aether_add_f32(0.0555041097104549407958984375f, aether_mul_f32(r, aether_add_f32(0.00961808301508426666259765625f, aether_mul_f32(r, aether_add_f32(0.0013333521783351898193359375f, aether_mul_f32(r, aether_add_f32(0.000154531633597798645496368408203125f, aether_mul_f32(r, 0.00001529094879515469074249267578125f))))))))));
+}
+
+/* aether_f64_exp2_poly: P(r) of exp2 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-1/2, 1/2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FCEBFBDFF82C58F) + r * (f64_bits(0x3FAC6B08D704A0C2) + r * (f64_bits(0x3F83B2AB6FBA4E78) + r * (f64_bits(0x3F55D87FE78A5276) + r * (f64_bits(0x3F2430912F86BF52) + r * (f64_bits(0x3EEFFCBFC670DCD4) + r * (f64_bits(0x3EB62C022401B97D) + r * (f64_bits(0x3E7B524FAE627834) + r * (f64_bits(0x3E3E4CF1CD08D4B8) + r * (f64_bits(0x3DFE9D3FE3952179) + r * f64_bits(0x3DBC48F769AD2C46))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.2402265069591007218274825163462082855403423309326171875 + (r * (0.05550410866482159699675236197435879148542881011962890625 + (r * (0.00961812910762847861345647970665595494210720062255859375 + (r * (0.0013333558146416935562272865212207761942408978939056396484375 + (r * (0.0001540353039337591400416427322994650239706970751285552978515625 + (r * (0.0000152527338298361192351661197452727947165840305387973785400390625 + (r * (0.000001321548680290393124029291356535953383399828453548252582550048828125 + (r * (0.00000010178062445845773667608209940571573071110833552666008472442626953125 + (r * (0.00000000705489995637264875238804195771435967543538936297409236431121826171875 + (r * (0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625 + (r * 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375)))))))))))))))))))); */
+AETHER_HD inline double aether_f64_exp2_poly(double r)
+{
+    return aether_add_f64(0.2402265069591007218274825163462082855403423309326171875, aether_mul_f64(r, aether_add_f64(0.05550410866482159699675236197435879148542881011962890625, aether_mul_f64(r, aether_add_f64(0.00961812910762847861345647970665595494210720062255859375, aether_mul_f64(r, aether_add_f64(0.0013333558146416935562272865212207761942408978939056396484375, aether_mul_f64(r, aether_add_f64(0.0001540353039337591400416427322994650239706970751285552978515625, aether_mul_f64(r, aether_add_f64(0.0000152527338298361192351661197452727947165840305387973785400390625, aether_mul_f64(r, aether_add_f64(0.000001321548680290393124029291356535953383399828453548252582550048828125, aether_mul_f64(r, aether_add_f64(0.00000010178062445845773667608209940571573071110833552666008472442626953125, aether_mul_f64(r, aether_add_f64(0.00000000705489995637264875238804195771435967543538936297409236431121826171875, aether_mul_f64(r, aether_add_f64(0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625, aether_mul_f64(r, 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375))))))))))))))))))));
+}
+
+/* aether_f32_log_poly: P(z) of log and log2, in log's step 2 (rz = z P(z), z = s s): Horner in z, f32 3 coefficients, f64 7, fitted on [0, 0.0295]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F2AAAAE) + z * (f32_bits(0x3ECCBE08) + z * f32_bits(0x3E9775ED))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666686534881591796875f + (z * (0.3998873233795166015625f + (z * 0.2958215773105621337890625f)))); */
+AETHER_HD inline float aether_f32_log_poly(float z)
+{
+    return aether_add_f32(0.66666686534881591796875f, aether_mul_f32(z, aether_add_f32(0.3998873233795166015625f, aether_mul_f32(z, 0.2958215773105621337890625f))));
+}
+
+/* aether_f64_log_poly: P(z) of log and log2, in log's step 2 (rz = z P(z), z = s s): Horner in z, f32 3 coefficients, f64 7, fitted on [0, 0.0295]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE5555555555558) + z * (f64_bits(0x3FD99999999951F5) + z * (f64_bits(0x3FD2492492E0B70C) + z * (f64_bits(0x3FCC71C62C42DB89) + z * (f64_bits(0x3FC7462BE245EAE3) + z * (f64_bits(0x3FC39FD25D62AB23) + z * f64_bits(0x3FC2B6776A1BF0B9))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666666666666696272613990004174411296844482421875 + (z * (0.399999999998981892179727992697735317051410675048828125 + (z * (0.2857142862657020554451037241960875689983367919921875 + (z * (0.2222221103781658879672278317229938693344593048095703125 + (z * (0.1818289618348308545048297446555807255208492279052734375 + (z * (0.1533148723586573447530412295236601494252681732177734375 + (z * 0.1461934345351261488321625847675022669136524200439453125)))))))))))); */
+AETHER_HD inline double aether_f64_log_poly(double z)
+{
+    return aether_add_f64(0.66666666666666696272613990004174411296844482421875, aether_mul_f64(z, aether_add_f64(0.399999999998981892179727992697735317051410675048828125, aether_mul_f64(z, aether_add_f64(0.2857142862657020554451037241960875689983367919921875, aether_mul_f64(z, aether_add_f64(0.2222221103781658879672278317229938693344593048095703125, aether_mul_f64(z, aether_add_f64(0.1818289618348308545048297446555807255208492279052734375, aether_mul_f64(z, aether_add_f64(0.1533148723586573447530412295236601494252681732177734375, aether_mul_f64(z, 0.1461934345351261488321625847675022669136524200439453125))))))))))));
+}
+
+/* aether_f32_pow_poly: P(z) of pow's own log, in its step 2 (t = (sh z) P(z), z = sh sh): Horner in z, f32 2 coefficients, f64 4, fitted on [0, 0.00047]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.666666686534881591796875f + (z * 0.4001343250274658203125f)); */
+AETHER_HD inline float aether_f32_pow_poly(float z)
+{
+    return aether_add_f32(0.666666686534881591796875f, aether_mul_f32(z, 0.4001343250274658203125f));
+}
+
+/* aether_f64_pow_poly: P(z) of pow's own log, in its step 2 (t = (sh z) P(z), z = sh sh): Horner in z, f32 2 coefficients, f64 4, fitted on [0, 0.00047]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))); */
+AETHER_HD inline double aether_f64_pow_poly(double z)
+{
+    return aether_add_f64(0.66666666666666662965923251249478198587894439697265625, aether_mul_f64(z, aether_add_f64(0.40000000000472291095121590842609293758869171142578125, aether_mul_f64(z, aether_add_f64(0.285714235473782329766123666558996774256229400634765625, aether_mul_f64(z, 0.2223932248158340119204012808040715754032135009765625))))));
+}
+
 /* aether_f32_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
        red = reduce_half_pi(a)
@@ -4956,12 +5154,12 @@ AETHER_HD inline double aether_paird_value(aether_paird p)
        r = red.y
        rl = red.z
        u = r * r
-       ps = r * u * (f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9))))
+       ps = r * u * sin_poly(u)
        sr = r + (ps + rl)
        hu = 0.5 * u
        w = 1 - hu
        lost = (1 - w) - hu
-       pc = u * u * (f32_bits(0x3D2AAAAA) + u * (f32_bits(0xBAB60969) + u * f32_bits(0x37CDEC32)))
+       pc = u * u * cos_poly(u)
        cr = w + ((pc - r * rl) + lost)
        fq = ((k * 0.25 - 0.375) + 12582912) - 12582912
        q = k - 4 * fq
@@ -5047,12 +5245,12 @@ AETHER_HD inline aether_vec2f aether_f32_sincos(float a)
        r = red.y
        rl = red.z
        u = r * r
-       ps = r * u * (f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19)))))))
+       ps = r * u * sin_poly(u)
        sr = r + (ps + rl)
        hu = 0.5 * u
        w = 1 - hu
        lost = (1 - w) - hu
-       pc = u * u * (f64_bits(0x3FA5555555555555) + u * (f64_bits(0xBF56C16C16C16966) + u * (f64_bits(0x3EFA01A019F4E867) + u * (f64_bits(0xBE927E4FA17A41B4) + u * (f64_bits(0x3E21EEB68B109173) + u * f64_bits(0xBDA907D7AEBD5E3D))))))
+       pc = u * u * cos_poly(u)
        cr = w + ((pc - r * rl) + lost)
        fq = ((k * 0.25 - 0.375) + 6755399441055744) - 6755399441055744
        q = k - 4 * fq
@@ -5408,7 +5606,7 @@ AETHER_HD inline double aether_f64_cos(double a)
        cl = b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E))))
        t = num / den
        u = t * t
-       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       p = t * u * atan_poly(u)
        r = ch + (t + (p + cl))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
@@ -5457,7 +5655,7 @@ AETHER_HD inline float aether_f32_atan(float x)
        cl = b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07))))
        t = num / den
        u = t * t
-       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       p = t * u * atan_poly(u)
        r = ch + (t + (p + cl))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
@@ -5532,7 +5730,7 @@ AETHER_HD inline double aether_f64_atan(double x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
-       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       p = t * u * atan_poly(u)
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f32_bits(0x40490FDB) : (b2 ? f32_bits(0x402B6374) : (b3 ? f32_bits(0x4016CBE4) : (b4 ? f32_bits(0x400A29C3) : f32_bits(0x3FC90FDB))))) : (b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB)))))
        cl = xneg ? (b1 ? f32_bits(0xB3BBBD2E) : (b2 ? f32_bits(0xB3C680A5) : (b3 ? f32_bits(0xB1CCDE2E) : (b4 ? f32_bits(0xB138A11D) : f32_bits(0xB33BBD2E))))) : (b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E)))))
@@ -5677,7 +5875,7 @@ AETHER_HD inline float aether_f32_atan2(float y, float x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
-       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       p = t * u * atan_poly(u)
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f64_bits(0x400921FB54442D18) : (b2 ? f64_bits(0x40056C6E7397F5AE) : (b3 ? f64_bits(0x4002D97C7F3321D2) : (b4 ? f64_bits(0x400145385FA3AF71) : f64_bits(0x3FF921FB54442D18))))) : (b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18)))))
        cl = xneg ? (b1 ? f64_bits(0x3CA1A62633145C07) : (b2 ? f64_bits(0x3CA660B64ECE6F4B) : (b3 ? f64_bits(0x3C9A79394C9E8A0A) : (b4 ? f64_bits(0x3CAFA53523B6428F) : f64_bits(0x3C91A62633145C07))))) : (b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07)))))
@@ -6184,7 +6382,7 @@ AETHER_HD inline double aether_f64_log(double x)
        r = xc - k
        rh = (r + 6144) - 6144
        rl = r - rh
-       p = r * r * (f32_bits(0x3E75FDF0) + r * (f32_bits(0x3D635847) + r * (f32_bits(0x3C1D952A) + r * (f32_bits(0x3AAEC3E0) + r * (f32_bits(0x392209C5) + r * f32_bits(0x37804510))))))
+       p = r * r * exp2_poly(r)
        t = rh * f32_bits(0x3F317000)
        hi = 1 + t
        lo = (1 - hi) + t
@@ -6264,7 +6462,7 @@ AETHER_HD inline float aether_f32_exp2(float x)
        r = xc - k
        rh = (r + 100663296) - 100663296
        rl = r - rh
-       p = r * r * (f64_bits(0x3FCEBFBDFF82C58F) + r * (f64_bits(0x3FAC6B08D704A0C2) + r * (f64_bits(0x3F83B2AB6FBA4E78) + r * (f64_bits(0x3F55D87FE78A5276) + r * (f64_bits(0x3F2430912F86BF52) + r * (f64_bits(0x3EEFFCBFC670DCD4) + r * (f64_bits(0x3EB62C022401B97D) + r * (f64_bits(0x3E7B524FAE627834) + r * (f64_bits(0x3E3E4CF1CD08D4B8) + r * (f64_bits(0x3DFE9D3FE3952179) + r * f64_bits(0x3DBC48F769AD2C46)))))))))))
+       p = r * r * exp2_poly(r)
        t = rh * f64_bits(0x3FE62E4300000000)
        hi = 1 + t
        lo = (1 - hi) + t
@@ -6654,7 +6852,7 @@ AETHER_HD inline double aether_f64_log2(double x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        sl = (((d - ph) + pn) - sh * sl0) / sh0
        z = sh * sh
-       t = sh * z * (f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68))
+       t = sh * z * pow_poly(z)
        a1 = k * f32_bits(0x3F317200)
        t1 = a1 + ch
        e1 = ch - (t1 - a1)
@@ -7005,7 +7203,7 @@ AETHER_HD inline float aether_f32_pow(float x, float y)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        sl = (((d - ph) + pn) - sh * sl0) / sh0
        z = sh * sh
-       t = sh * z * (f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48))))
+       t = sh * z * pow_poly(z)
        a1 = k * f64_bits(0x3FE62E42FEFA3800)
        t1 = a1 + ch
        e1 = ch - (t1 - a1)
@@ -7368,7 +7566,7 @@ AETHER_HD inline double aether_f64_pow(double x, double y)
        v = big ? y : r
        vl = big ? yl - (y - yh) : rl
        u = v * v
-       pt = v * u * (f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD)))))))
+       pt = v * u * tan_poly(u)
        tq = v + pt
        lo = pt + (vl + vl * (tq * tq))
        te = v + lo
@@ -7503,7 +7701,7 @@ AETHER_HD inline float aether_f32_tan(float a)
        v = big ? y : r
        vl = big ? yl - (y - yh) : rl
        u = v * v
-       pt = v * u * (f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A))))))))))))))
+       pt = v * u * tan_poly(u)
        tq = v + pt
        lo = pt + (vl + vl * (tq * tq))
        te = v + lo
@@ -10980,7 +11178,7 @@ static __device__ inline double aether_f64_dot_array_warp(const double *a, const
 }
 
 /* ---- aether_cuda_selftest() ---------------------------------------------------------------
-   213 witness vectors (25 rules), the C core's: corpus cases on which
+   231 witness vectors (25 rules), the C core's: corpus cases on which
    a plausible mistake in one rule (a fused product, another fold order, a true division, ...)
    gives other bits, replayed on the device through the flat convention; then probes of f32 and
    f64 subnormals on the device. */
@@ -11651,6 +11849,123 @@ static AETHER_HD size_t aether_selftest_call_mat2f_inverse_adjugate(const uint64
         out[o++] = aether_flat_wr32(e[2]);
         out[o++] = aether_flat_wr32(e[3]);
     }
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_sin_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_cos_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_tan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_atan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_asin_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp2_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_log_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f32_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_pow_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
     return o;
 }
 
@@ -13188,6 +13503,123 @@ static AETHER_HD size_t aether_selftest_call_mat2d_inverse_adjugate(const uint64
         out[o++] = aether_flat_wr64(e[2]);
         out[o++] = aether_flat_wr64(e[3]);
     }
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_sin_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_cos_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_tan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_atan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_asin_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp2_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_log_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD size_t aether_selftest_call_f64_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_pow_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
     return o;
 }
 
@@ -15238,135 +15670,153 @@ static AETHER_HD size_t aether_selftest_call(unsigned thunk, const uint64_t *in,
     case 20u: return aether_selftest_call_mat2f_dot(in, n_in, out, cap);
     case 21u: return aether_selftest_call_mat2f_determinant(in, n_in, out, cap);
     case 22u: return aether_selftest_call_mat2f_inverse_adjugate(in, n_in, out, cap);
-    case 23u: return aether_selftest_call_f32_sincos(in, n_in, out, cap);
-    case 24u: return aether_selftest_call_f32_sin(in, n_in, out, cap);
-    case 25u: return aether_selftest_call_f32_cos(in, n_in, out, cap);
-    case 26u: return aether_selftest_call_f32_atan(in, n_in, out, cap);
-    case 27u: return aether_selftest_call_f32_atan2(in, n_in, out, cap);
-    case 28u: return aether_selftest_call_f32_exp(in, n_in, out, cap);
-    case 29u: return aether_selftest_call_f32_log(in, n_in, out, cap);
-    case 30u: return aether_selftest_call_f32_exp2(in, n_in, out, cap);
-    case 31u: return aether_selftest_call_f32_log2(in, n_in, out, cap);
-    case 32u: return aether_selftest_call_f32_pow(in, n_in, out, cap);
-    case 33u: return aether_selftest_call_f32_tan(in, n_in, out, cap);
-    case 34u: return aether_selftest_call_f32_asin(in, n_in, out, cap);
-    case 35u: return aether_selftest_call_f32_acos(in, n_in, out, cap);
-    case 36u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 37u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 38u: return aether_selftest_call_quatf_slerp(in, n_in, out, cap);
-    case 39u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 40u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
-    case 41u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 42u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
-    case 43u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
-    case 44u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 45u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
-    case 46u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 47u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
-    case 48u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 49u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 50u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 51u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
-    case 52u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 53u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 54u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
-    case 55u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
-    case 56u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
-    case 57u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
-    case 58u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
-    case 59u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
-    case 60u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 61u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 62u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
-    case 63u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
-    case 64u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
-    case 65u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
-    case 66u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
-    case 67u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
-    case 68u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
-    case 69u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
-    case 70u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
-    case 71u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
-    case 72u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
-    case 73u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
-    case 74u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
-    case 75u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
-    case 76u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
-    case 77u: return aether_selftest_call_f64_atan(in, n_in, out, cap);
-    case 78u: return aether_selftest_call_f64_atan2(in, n_in, out, cap);
-    case 79u: return aether_selftest_call_f64_exp(in, n_in, out, cap);
-    case 80u: return aether_selftest_call_f64_log(in, n_in, out, cap);
-    case 81u: return aether_selftest_call_f64_exp2(in, n_in, out, cap);
-    case 82u: return aether_selftest_call_f64_log2(in, n_in, out, cap);
-    case 83u: return aether_selftest_call_f64_pow(in, n_in, out, cap);
-    case 84u: return aether_selftest_call_f64_tan(in, n_in, out, cap);
-    case 85u: return aether_selftest_call_f64_asin(in, n_in, out, cap);
-    case 86u: return aether_selftest_call_f64_acos(in, n_in, out, cap);
-    case 87u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
-    case 88u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
-    case 89u: return aether_selftest_call_quatd_slerp(in, n_in, out, cap);
-    case 90u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
-    case 91u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
-    case 92u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
-    case 93u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
-    case 94u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
-    case 95u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
-    case 96u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
-    case 97u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
-    case 98u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
-    case 99u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
-    case 100u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 101u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
-    case 102u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
-    case 103u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
-    case 104u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 105u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
-    case 106u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
-    case 107u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
-    case 108u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
-    case 109u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
-    case 110u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
-    case 111u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
-    case 112u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 113u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
-    case 114u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
-    case 115u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
-    case 116u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
-    case 117u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
-    case 118u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
-    case 119u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-    case 120u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-    case 121u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
-    case 122u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
-    case 123u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
-    case 124u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
-    case 125u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
-    case 126u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
-    case 127u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
-    case 128u: return aether_selftest_call_paird_value(in, n_in, out, cap);
-    case 129u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
-    case 130u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
-    case 131u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
-    case 132u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
-    case 133u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
-    case 134u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
-    case 135u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
-    case 136u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
-    case 137u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
-    case 138u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
-    case 139u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
-    case 140u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
-    case 141u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
-    case 142u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
-    case 143u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
-    case 144u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
-    case 145u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
-    case 146u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
+    case 23u: return aether_selftest_call_f32_sin_poly(in, n_in, out, cap);
+    case 24u: return aether_selftest_call_f32_cos_poly(in, n_in, out, cap);
+    case 25u: return aether_selftest_call_f32_tan_poly(in, n_in, out, cap);
+    case 26u: return aether_selftest_call_f32_atan_poly(in, n_in, out, cap);
+    case 27u: return aether_selftest_call_f32_asin_poly(in, n_in, out, cap);
+    case 28u: return aether_selftest_call_f32_exp_poly(in, n_in, out, cap);
+    case 29u: return aether_selftest_call_f32_exp2_poly(in, n_in, out, cap);
+    case 30u: return aether_selftest_call_f32_log_poly(in, n_in, out, cap);
+    case 31u: return aether_selftest_call_f32_pow_poly(in, n_in, out, cap);
+    case 32u: return aether_selftest_call_f32_sincos(in, n_in, out, cap);
+    case 33u: return aether_selftest_call_f32_sin(in, n_in, out, cap);
+    case 34u: return aether_selftest_call_f32_cos(in, n_in, out, cap);
+    case 35u: return aether_selftest_call_f32_atan(in, n_in, out, cap);
+    case 36u: return aether_selftest_call_f32_atan2(in, n_in, out, cap);
+    case 37u: return aether_selftest_call_f32_exp(in, n_in, out, cap);
+    case 38u: return aether_selftest_call_f32_log(in, n_in, out, cap);
+    case 39u: return aether_selftest_call_f32_exp2(in, n_in, out, cap);
+    case 40u: return aether_selftest_call_f32_log2(in, n_in, out, cap);
+    case 41u: return aether_selftest_call_f32_pow(in, n_in, out, cap);
+    case 42u: return aether_selftest_call_f32_tan(in, n_in, out, cap);
+    case 43u: return aether_selftest_call_f32_asin(in, n_in, out, cap);
+    case 44u: return aether_selftest_call_f32_acos(in, n_in, out, cap);
+    case 45u: return aether_selftest_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 46u: return aether_selftest_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 47u: return aether_selftest_call_quatf_slerp(in, n_in, out, cap);
+    case 48u: return aether_selftest_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 49u: return aether_selftest_call_f32_jacobi_update(in, n_in, out, cap);
+    case 50u: return aether_selftest_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 51u: return aether_selftest_call_mat2f_lu(in, n_in, out, cap);
+    case 52u: return aether_selftest_call_mat2f_lu_lanes(in, n_in, out, cap);
+    case 53u: return aether_selftest_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 54u: return aether_selftest_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
+    case 55u: return aether_selftest_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 56u: return aether_selftest_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
+    case 57u: return aether_selftest_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 58u: return aether_selftest_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 59u: return aether_selftest_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 60u: return aether_selftest_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
+    case 61u: return aether_selftest_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 62u: return aether_selftest_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 63u: return aether_selftest_call_mat2f_det_lu(in, n_in, out, cap);
+    case 64u: return aether_selftest_call_mat2f_det_lu_lanes(in, n_in, out, cap);
+    case 65u: return aether_selftest_call_mat2f_inverse(in, n_in, out, cap);
+    case 66u: return aether_selftest_call_mat2f_inverse_lanes(in, n_in, out, cap);
+    case 67u: return aether_selftest_call_mat2f_cholesky(in, n_in, out, cap);
+    case 68u: return aether_selftest_call_mat2f_cholesky_lanes(in, n_in, out, cap);
+    case 69u: return aether_selftest_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 70u: return aether_selftest_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 71u: return aether_selftest_call_mat2f_eigh(in, n_in, out, cap);
+    case 72u: return aether_selftest_call_mat2f_eigh_lanes(in, n_in, out, cap);
+    case 73u: return aether_selftest_call_vec2d_lerp(in, n_in, out, cap);
+    case 74u: return aether_selftest_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 75u: return aether_selftest_call_vec2d_norm(in, n_in, out, cap);
+    case 76u: return aether_selftest_call_vec3d_cross(in, n_in, out, cap);
+    case 77u: return aether_selftest_call_quatd_mul(in, n_in, out, cap);
+    case 78u: return aether_selftest_call_quatd_rotate(in, n_in, out, cap);
+    case 79u: return aether_selftest_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 80u: return aether_selftest_call_mat2d_mul(in, n_in, out, cap);
+    case 81u: return aether_selftest_call_mat2d_dot(in, n_in, out, cap);
+    case 82u: return aether_selftest_call_mat2d_determinant(in, n_in, out, cap);
+    case 83u: return aether_selftest_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 84u: return aether_selftest_call_f64_sin_poly(in, n_in, out, cap);
+    case 85u: return aether_selftest_call_f64_cos_poly(in, n_in, out, cap);
+    case 86u: return aether_selftest_call_f64_tan_poly(in, n_in, out, cap);
+    case 87u: return aether_selftest_call_f64_atan_poly(in, n_in, out, cap);
+    case 88u: return aether_selftest_call_f64_asin_poly(in, n_in, out, cap);
+    case 89u: return aether_selftest_call_f64_exp_poly(in, n_in, out, cap);
+    case 90u: return aether_selftest_call_f64_exp2_poly(in, n_in, out, cap);
+    case 91u: return aether_selftest_call_f64_log_poly(in, n_in, out, cap);
+    case 92u: return aether_selftest_call_f64_pow_poly(in, n_in, out, cap);
+    case 93u: return aether_selftest_call_f64_sincos(in, n_in, out, cap);
+    case 94u: return aether_selftest_call_f64_sin(in, n_in, out, cap);
+    case 95u: return aether_selftest_call_f64_atan(in, n_in, out, cap);
+    case 96u: return aether_selftest_call_f64_atan2(in, n_in, out, cap);
+    case 97u: return aether_selftest_call_f64_exp(in, n_in, out, cap);
+    case 98u: return aether_selftest_call_f64_log(in, n_in, out, cap);
+    case 99u: return aether_selftest_call_f64_exp2(in, n_in, out, cap);
+    case 100u: return aether_selftest_call_f64_log2(in, n_in, out, cap);
+    case 101u: return aether_selftest_call_f64_pow(in, n_in, out, cap);
+    case 102u: return aether_selftest_call_f64_tan(in, n_in, out, cap);
+    case 103u: return aether_selftest_call_f64_asin(in, n_in, out, cap);
+    case 104u: return aether_selftest_call_f64_acos(in, n_in, out, cap);
+    case 105u: return aether_selftest_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 106u: return aether_selftest_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 107u: return aether_selftest_call_quatd_slerp(in, n_in, out, cap);
+    case 108u: return aether_selftest_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 109u: return aether_selftest_call_f64_jacobi_update(in, n_in, out, cap);
+    case 110u: return aether_selftest_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 111u: return aether_selftest_call_mat2d_lu(in, n_in, out, cap);
+    case 112u: return aether_selftest_call_mat2d_lu_lanes(in, n_in, out, cap);
+    case 113u: return aether_selftest_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 114u: return aether_selftest_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
+    case 115u: return aether_selftest_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 116u: return aether_selftest_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
+    case 117u: return aether_selftest_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 118u: return aether_selftest_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 119u: return aether_selftest_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 120u: return aether_selftest_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
+    case 121u: return aether_selftest_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 122u: return aether_selftest_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 123u: return aether_selftest_call_mat2d_det_lu(in, n_in, out, cap);
+    case 124u: return aether_selftest_call_mat2d_det_lu_lanes(in, n_in, out, cap);
+    case 125u: return aether_selftest_call_mat2d_inverse(in, n_in, out, cap);
+    case 126u: return aether_selftest_call_mat2d_inverse_lanes(in, n_in, out, cap);
+    case 127u: return aether_selftest_call_mat2d_cholesky(in, n_in, out, cap);
+    case 128u: return aether_selftest_call_mat2d_cholesky_lanes(in, n_in, out, cap);
+    case 129u: return aether_selftest_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 130u: return aether_selftest_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 131u: return aether_selftest_call_mat2d_eigh(in, n_in, out, cap);
+    case 132u: return aether_selftest_call_mat2d_eigh_lanes(in, n_in, out, cap);
+    case 133u: return aether_selftest_call_f32_neg(in, n_in, out, cap);
+    case 134u: return aether_selftest_call_quatf_conjugate(in, n_in, out, cap);
+    case 135u: return aether_selftest_call_f64_neg(in, n_in, out, cap);
+    case 136u: return aether_selftest_call_quatd_conjugate(in, n_in, out, cap);
+    case 137u: return aether_selftest_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+    case 138u: return aether_selftest_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+    case 139u: return aether_selftest_call_vec2f_max_norm(in, n_in, out, cap);
+    case 140u: return aether_selftest_call_vec2d_max_norm(in, n_in, out, cap);
+    case 141u: return aether_selftest_call_f32_two_sum_err(in, n_in, out, cap);
+    case 142u: return aether_selftest_call_f32_two_sum(in, n_in, out, cap);
+    case 143u: return aether_selftest_call_f64_two_sum_err(in, n_in, out, cap);
+    case 144u: return aether_selftest_call_f64_two_sum(in, n_in, out, cap);
+    case 145u: return aether_selftest_call_pairf_value(in, n_in, out, cap);
+    case 146u: return aether_selftest_call_paird_value(in, n_in, out, cap);
+    case 147u: return aether_selftest_call_pairf_reduce32(in, n_in, out, cap);
+    case 148u: return aether_selftest_call_f32_sum_array(in, n_in, out, cap);
+    case 149u: return aether_selftest_call_paird_reduce32(in, n_in, out, cap);
+    case 150u: return aether_selftest_call_f64_sum_array(in, n_in, out, cap);
+    case 151u: return aether_selftest_call_f32_lanes_sum(in, n_in, out, cap);
+    case 152u: return aether_selftest_call_f32_lanes_dot(in, n_in, out, cap);
+    case 153u: return aether_selftest_call_f64_lanes_sum(in, n_in, out, cap);
+    case 154u: return aether_selftest_call_f64_lanes_dot(in, n_in, out, cap);
+    case 155u: return aether_selftest_call_mat3f_lu(in, n_in, out, cap);
+    case 156u: return aether_selftest_call_mat3f_lu_lanes(in, n_in, out, cap);
+    case 157u: return aether_selftest_call_mat3d_lu(in, n_in, out, cap);
+    case 158u: return aether_selftest_call_mat3d_lu_lanes(in, n_in, out, cap);
+    case 159u: return aether_selftest_call_pairf_combine(in, n_in, out, cap);
+    case 160u: return aether_selftest_call_paird_combine(in, n_in, out, cap);
+    case 161u: return aether_selftest_call_f32_fmin(in, n_in, out, cap);
+    case 162u: return aether_selftest_call_f32_fmax(in, n_in, out, cap);
+    case 163u: return aether_selftest_call_f64_fmin(in, n_in, out, cap);
+    case 164u: return aether_selftest_call_f64_fmax(in, n_in, out, cap);
     default: return AETHER_FLAT_BAD;
     }
 }
 
-static const aether_selftest_witness aether_selftest_witnesses[213] = {
+static const aether_selftest_witness aether_selftest_witnesses[231] = {
     { "aether_vec3f_sum", "fold-left: folds accumulate from the highest index down", 0u, 32u, 1, 0, 3u, 1u, 0u },
     { "aether_vec3f_dot", "fold-left: folds accumulate from the highest index down", 1u, 32u, 1, 0, 6u, 1u, 4u },
     { "aether_vec3d_sum", "fold-left: folds accumulate from the highest index down", 2u, 64u, 1, 0, 3u, 1u, 11u },
@@ -15392,197 +15842,215 @@ static const aether_selftest_witness aether_selftest_witnesses[213] = {
     { "aether_mat2f_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 20u, 32u, 1, 0, 8u, 1u, 129u },
     { "aether_mat2f_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 21u, 32u, 1, 0, 4u, 1u, 138u },
     { "aether_mat2f_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 22u, 32u, 1, 0, 4u, 4u, 143u },
-    { "aether_f32_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 23u, 32u, 1, 0, 1u, 2u, 151u },
-    { "aether_f32_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 24u, 32u, 1, 0, 1u, 1u, 154u },
-    { "aether_f32_cos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 25u, 32u, 1, 0, 1u, 1u, 156u },
-    { "aether_f32_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 1u, 1u, 158u },
-    { "aether_f32_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 2u, 1u, 160u },
-    { "aether_f32_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 1u, 1u, 163u },
-    { "aether_f32_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 1u, 1u, 165u },
-    { "aether_f32_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 1u, 1u, 167u },
-    { "aether_f32_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 1u, 1u, 169u },
-    { "aether_f32_pow", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 2u, 1u, 171u },
-    { "aether_f32_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 1u, 1u, 174u },
-    { "aether_f32_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 1u, 1u, 176u },
-    { "aether_f32_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 1u, 1u, 178u },
-    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 4u, 4u, 180u },
-    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 3u, 9u, 188u },
-    { "aether_quatf_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 9u, 4u, 200u },
-    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 3u, 4u, 213u },
-    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 6u, 2u, 220u },
-    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 7u, 2u, 228u },
-    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 4u, 7u, 237u },
-    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 12u, 21u, 248u },
-    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 8u, 2u, 281u },
-    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 16u, 4u, 291u },
-    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 6u, 2u, 311u },
-    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 36u, 12u, 319u },
-    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 6u, 2u, 367u },
-    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 36u, 12u, 375u },
-    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 6u, 2u, 423u },
-    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 30u, 10u, 431u },
-    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 6u, 2u, 471u },
-    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 32u, 1, 0, 30u, 10u, 479u },
-    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 32u, 1, 0, 4u, 1u, 519u },
-    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 32u, 1, 0, 8u, 2u, 524u },
-    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 32u, 1, 0, 4u, 5u, 534u },
-    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 32u, 1, 0, 8u, 10u, 543u },
-    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 32u, 1, 0, 4u, 5u, 561u },
-    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 32u, 1, 0, 24u, 30u, 570u },
-    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 32u, 1, 0, 6u, 2u, 624u },
-    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 32u, 1, 0, 24u, 8u, 632u },
-    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 32u, 1, 0, 4u, 6u, 664u },
-    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 32u, 1, 0, 4u, 6u, 674u },
-    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 64u, 1, 0, 5u, 2u, 684u },
-    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 691u },
-    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 64u, 1, 0, 2u, 1u, 696u },
-    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 64u, 1, 0, 2u, 1u, 699u },
-    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 702u },
-    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 64u, 1, 0, 6u, 3u, 706u },
-    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 64u, 1, 0, 8u, 4u, 715u },
-    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 64u, 1, 0, 7u, 3u, 727u },
-    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 64u, 1, 0, 6u, 2u, 737u },
-    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 64u, 1, 0, 8u, 4u, 745u },
-    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 64u, 1, 0, 8u, 1u, 757u },
-    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 4u, 1u, 766u },
-    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 4u, 4u, 771u },
-    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 1u, 2u, 779u },
-    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 1u, 1u, 782u },
-    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 1u, 1u, 784u },
-    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 2u, 1u, 786u },
-    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 1u, 1u, 789u },
-    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 1u, 1u, 791u },
-    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 1u, 1u, 793u },
-    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 1u, 1u, 795u },
-    { "aether_f64_pow", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 2u, 1u, 797u },
-    { "aether_f64_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 1u, 1u, 800u },
-    { "aether_f64_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 1u, 1u, 802u },
-    { "aether_f64_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 1u, 1u, 804u },
-    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 4u, 4u, 806u },
-    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 3u, 9u, 814u },
-    { "aether_quatd_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 9u, 4u, 826u },
-    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 3u, 4u, 839u },
-    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 6u, 2u, 846u },
-    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 7u, 2u, 854u },
-    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 93u, 64u, 1, 0, 4u, 7u, 863u },
-    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 94u, 64u, 1, 0, 8u, 14u, 874u },
-    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 95u, 64u, 1, 0, 8u, 2u, 896u },
-    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 96u, 64u, 1, 0, 32u, 8u, 906u },
-    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 97u, 64u, 1, 0, 6u, 2u, 946u },
-    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 98u, 64u, 1, 0, 12u, 4u, 954u },
-    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 99u, 64u, 1, 0, 6u, 2u, 970u },
-    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 100u, 64u, 1, 0, 30u, 10u, 978u },
-    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 101u, 64u, 1, 0, 6u, 2u, 1018u },
-    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 102u, 64u, 1, 0, 36u, 12u, 1026u },
-    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 103u, 64u, 1, 0, 6u, 2u, 1074u },
-    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 104u, 64u, 1, 0, 18u, 6u, 1082u },
-    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 105u, 64u, 1, 0, 4u, 1u, 1106u },
-    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 106u, 64u, 1, 0, 24u, 6u, 1111u },
-    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 107u, 64u, 1, 0, 4u, 5u, 1141u },
-    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 108u, 64u, 1, 0, 12u, 15u, 1150u },
-    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 109u, 64u, 1, 0, 4u, 5u, 1177u },
-    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 110u, 64u, 1, 0, 16u, 20u, 1186u },
-    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 111u, 64u, 1, 0, 6u, 2u, 1222u },
-    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 112u, 64u, 1, 0, 6u, 2u, 1230u },
-    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 113u, 64u, 1, 0, 4u, 6u, 1238u },
-    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 114u, 64u, 1, 0, 20u, 30u, 1248u },
-    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1298u },
-    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1301u },
-    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 66u, 64u, 1, 0, 2u, 1u, 1305u },
-    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1308u },
-    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 115u, 32u, 1, 0, 1u, 1u, 1312u },
-    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 116u, 32u, 1, 0, 4u, 4u, 1314u },
-    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1322u },
-    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 27u, 32u, 1, 0, 2u, 1u, 1330u },
-    { "aether_f32_pow", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 32u, 32u, 1, 0, 2u, 1u, 1333u },
-    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 37u, 32u, 1, 0, 3u, 9u, 1336u },
-    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 39u, 32u, 1, 0, 3u, 4u, 1348u },
-    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 62u, 32u, 1, 0, 4u, 6u, 1355u },
-    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 63u, 32u, 1, 0, 24u, 36u, 1365u },
-    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 117u, 64u, 1, 0, 1u, 1u, 1425u },
-    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 118u, 64u, 1, 0, 4u, 4u, 1427u },
-    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 74u, 64u, 1, 0, 4u, 4u, 1435u },
-    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 78u, 64u, 1, 0, 2u, 1u, 1443u },
-    { "aether_f64_pow", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 83u, 64u, 1, 0, 2u, 1u, 1446u },
-    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 88u, 64u, 1, 0, 3u, 9u, 1449u },
-    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 90u, 64u, 1, 0, 3u, 4u, 1461u },
-    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 113u, 64u, 1, 0, 4u, 6u, 1468u },
-    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 114u, 64u, 1, 0, 16u, 24u, 1478u },
-    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 119u, 32u, 1, 0, 9u, 9u, 1518u },
-    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 120u, 64u, 1, 0, 9u, 9u, 1536u },
-    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 121u, 32u, 1, 0, 2u, 1u, 1554u },
-    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 122u, 64u, 1, 0, 2u, 1u, 1557u },
-    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1560u },
-    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1568u },
-    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 70u, 64u, 1, 0, 6u, 2u, 1580u },
-    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 71u, 64u, 1, 0, 8u, 4u, 1588u },
-    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1600u },
-    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 116u, 32u, 1, 0, 4u, 4u, 1612u },
-    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 68u, 64u, 1, 0, 8u, 4u, 1620u },
-    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 118u, 64u, 1, 0, 4u, 4u, 1632u },
-    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 123u, 32u, 1, 0, 3u, 1u, 1640u },
-    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 124u, 32u, 1, 0, 2u, 2u, 1644u },
-    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 125u, 64u, 1, 0, 3u, 1u, 1648u },
-    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 126u, 64u, 1, 0, 2u, 2u, 1652u },
-    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 127u, 32u, 1, 0, 2u, 1u, 1656u },
-    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 39u, 32u, 1, 0, 3u, 4u, 1659u },
-    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 128u, 64u, 1, 0, 2u, 1u, 1666u },
-    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 90u, 64u, 1, 0, 3u, 4u, 1669u },
-    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 129u, 32u, 1, 0, 64u, 2u, 1676u },
-    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 130u, 32u, 1, 0, 64u, 1u, 1742u },
-    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 131u, 64u, 1, 0, 64u, 2u, 1807u },
-    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 132u, 64u, 1, 0, 129u, 1u, 1873u },
-    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 133u, 32u, 1, 0, 130u, 64u, 2003u },
-    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 134u, 32u, 1, 0, 75u, 64u, 2197u },
-    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 135u, 64u, 1, 0, 66u, 64u, 2336u },
-    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 136u, 64u, 1, 0, 75u, 64u, 2466u },
-    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 42u, 32u, 1, 0, 4u, 7u, 2605u },
-    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 43u, 32u, 1, 0, 24u, 42u, 2616u },
-    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 93u, 64u, 1, 0, 4u, 7u, 2682u },
-    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 94u, 64u, 1, 0, 24u, 42u, 2693u },
-    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 137u, 32u, 1, 0, 9u, 13u, 2759u },
-    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 138u, 32u, 1, 0, 27u, 39u, 2781u },
-    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 139u, 64u, 1, 0, 9u, 13u, 2847u },
-    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 140u, 64u, 1, 0, 36u, 52u, 2869u },
-    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 58u, 32u, 1, 0, 4u, 5u, 2957u },
-    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 59u, 32u, 1, 0, 12u, 15u, 2966u },
-    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 109u, 64u, 1, 0, 4u, 5u, 2993u },
-    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 110u, 64u, 1, 0, 8u, 10u, 3002u },
-    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 141u, 32u, 1, 0, 4u, 2u, 3020u },
-    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 129u, 32u, 1, 0, 64u, 2u, 3026u },
-    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 142u, 64u, 1, 0, 4u, 2u, 3092u },
-    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 131u, 64u, 1, 0, 64u, 2u, 3098u },
-    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 143u, 32u, 1, 1, 2u, 1u, 3164u },
-    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 144u, 32u, 1, 1, 2u, 1u, 3167u },
-    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 145u, 64u, 1, 1, 2u, 1u, 3170u },
-    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 146u, 64u, 1, 1, 2u, 1u, 3173u },
-    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 143u, 32u, 1, 1, 2u, 1u, 3176u },
-    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 144u, 32u, 1, 1, 2u, 1u, 3179u },
-    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 145u, 64u, 1, 1, 2u, 1u, 3182u },
-    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 146u, 64u, 1, 1, 2u, 1u, 3185u },
-    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3188u },
-    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 141u, 32u, 1, 0, 4u, 2u, 3200u },
-    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 68u, 64u, 1, 0, 8u, 4u, 3206u },
-    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 142u, 64u, 1, 0, 4u, 2u, 3218u },
-    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 26u, 32u, 1, 0, 1u, 1u, 3224u },
-    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 27u, 32u, 1, 0, 2u, 1u, 3226u },
-    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 77u, 64u, 1, 0, 1u, 1u, 3229u },
-    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 78u, 64u, 1, 0, 2u, 1u, 3231u },
-    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 23u, 32u, 1, 0, 1u, 2u, 3234u },
-    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 24u, 32u, 1, 0, 1u, 1u, 3237u },
-    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 75u, 64u, 1, 0, 1u, 2u, 3239u },
-    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 76u, 64u, 1, 0, 1u, 1u, 3242u },
-    { "aether_f32_sincos", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 2u, 3244u },
-    { "aether_f32_sin", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3247u },
-    { "aether_f64_sincos", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 75u, 64u, 1, 0, 1u, 2u, 3249u },
-    { "aether_f64_sin", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 76u, 64u, 1, 0, 1u, 1u, 3252u },
-    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 23u, 32u, 1, 0, 1u, 2u, 3254u },
-    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 24u, 32u, 1, 0, 1u, 1u, 3257u },
-    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 75u, 64u, 1, 0, 1u, 2u, 3259u },
-    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 76u, 64u, 1, 0, 1u, 1u, 3262u },
+    { "aether_f32_sin_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 23u, 32u, 1, 0, 1u, 1u, 151u },
+    { "aether_f32_cos_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 24u, 32u, 1, 0, 1u, 1u, 153u },
+    { "aether_f32_tan_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 25u, 32u, 1, 0, 1u, 1u, 155u },
+    { "aether_f32_atan_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 26u, 32u, 1, 0, 1u, 1u, 157u },
+    { "aether_f32_asin_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 27u, 32u, 1, 0, 1u, 1u, 159u },
+    { "aether_f32_exp_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 28u, 32u, 1, 0, 1u, 1u, 161u },
+    { "aether_f32_exp2_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 29u, 32u, 1, 0, 1u, 1u, 163u },
+    { "aether_f32_log_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 30u, 32u, 1, 0, 1u, 1u, 165u },
+    { "aether_f32_pow_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 31u, 32u, 1, 0, 1u, 1u, 167u },
+    { "aether_f32_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 32u, 32u, 1, 0, 1u, 2u, 169u },
+    { "aether_f32_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 33u, 32u, 1, 0, 1u, 1u, 172u },
+    { "aether_f32_cos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 34u, 32u, 1, 0, 1u, 1u, 174u },
+    { "aether_f32_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 35u, 32u, 1, 0, 1u, 1u, 176u },
+    { "aether_f32_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 36u, 32u, 1, 0, 2u, 1u, 178u },
+    { "aether_f32_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 37u, 32u, 1, 0, 1u, 1u, 181u },
+    { "aether_f32_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 38u, 32u, 1, 0, 1u, 1u, 183u },
+    { "aether_f32_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 39u, 32u, 1, 0, 1u, 1u, 185u },
+    { "aether_f32_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 40u, 32u, 1, 0, 1u, 1u, 187u },
+    { "aether_f32_pow", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 41u, 32u, 1, 0, 2u, 1u, 189u },
+    { "aether_f32_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 42u, 32u, 1, 0, 1u, 1u, 192u },
+    { "aether_f32_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 43u, 32u, 1, 0, 1u, 1u, 194u },
+    { "aether_f32_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 44u, 32u, 1, 0, 1u, 1u, 196u },
+    { "aether_quatf_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 45u, 32u, 1, 0, 4u, 4u, 198u },
+    { "aether_mat3f_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 46u, 32u, 1, 0, 3u, 9u, 206u },
+    { "aether_quatf_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 47u, 32u, 1, 0, 9u, 4u, 218u },
+    { "aether_f32_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 48u, 32u, 1, 0, 3u, 4u, 231u },
+    { "aether_f32_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 49u, 32u, 1, 0, 6u, 2u, 238u },
+    { "aether_f32_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 50u, 32u, 1, 0, 7u, 2u, 246u },
+    { "aether_mat2f_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 51u, 32u, 1, 0, 4u, 7u, 255u },
+    { "aether_mat2f_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 52u, 32u, 1, 0, 12u, 21u, 266u },
+    { "aether_mat2f_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 53u, 32u, 1, 0, 8u, 2u, 299u },
+    { "aether_mat2f_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 54u, 32u, 1, 0, 16u, 4u, 309u },
+    { "aether_mat2f_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 55u, 32u, 1, 0, 6u, 2u, 329u },
+    { "aether_mat2f_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 56u, 32u, 1, 0, 36u, 12u, 337u },
+    { "aether_mat2f_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 57u, 32u, 1, 0, 6u, 2u, 385u },
+    { "aether_mat2f_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 58u, 32u, 1, 0, 36u, 12u, 393u },
+    { "aether_mat2f_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 59u, 32u, 1, 0, 6u, 2u, 441u },
+    { "aether_mat2f_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 60u, 32u, 1, 0, 30u, 10u, 449u },
+    { "aether_mat2f_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 61u, 32u, 1, 0, 6u, 2u, 489u },
+    { "aether_mat2f_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 62u, 32u, 1, 0, 30u, 10u, 497u },
+    { "aether_mat2f_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 63u, 32u, 1, 0, 4u, 1u, 537u },
+    { "aether_mat2f_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 64u, 32u, 1, 0, 8u, 2u, 542u },
+    { "aether_mat2f_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 65u, 32u, 1, 0, 4u, 5u, 552u },
+    { "aether_mat2f_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 66u, 32u, 1, 0, 8u, 10u, 561u },
+    { "aether_mat2f_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 67u, 32u, 1, 0, 4u, 5u, 579u },
+    { "aether_mat2f_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 68u, 32u, 1, 0, 24u, 30u, 588u },
+    { "aether_mat2f_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 69u, 32u, 1, 0, 6u, 2u, 642u },
+    { "aether_mat2f_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 70u, 32u, 1, 0, 24u, 8u, 650u },
+    { "aether_mat2f_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 71u, 32u, 1, 0, 4u, 6u, 682u },
+    { "aether_mat2f_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 72u, 32u, 1, 0, 4u, 6u, 692u },
+    { "aether_vec2d_lerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 73u, 64u, 1, 0, 5u, 2u, 702u },
+    { "aether_vec2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 7u, 64u, 1, 0, 4u, 1u, 709u },
+    { "aether_vec2d_squared_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 74u, 64u, 1, 0, 2u, 1u, 714u },
+    { "aether_vec2d_norm", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 75u, 64u, 1, 0, 2u, 1u, 717u },
+    { "aether_vec2d_normalize", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 11u, 64u, 1, 0, 2u, 2u, 720u },
+    { "aether_vec3d_cross", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 76u, 64u, 1, 0, 6u, 3u, 724u },
+    { "aether_quatd_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 77u, 64u, 1, 0, 8u, 4u, 733u },
+    { "aether_quatd_rotate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 78u, 64u, 1, 0, 7u, 3u, 745u },
+    { "aether_mat2d_mul_vec", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 79u, 64u, 1, 0, 6u, 2u, 755u },
+    { "aether_mat2d_mul", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 80u, 64u, 1, 0, 8u, 4u, 763u },
+    { "aether_mat2d_dot", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 81u, 64u, 1, 0, 8u, 1u, 775u },
+    { "aether_mat2d_determinant", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 82u, 64u, 1, 0, 4u, 1u, 784u },
+    { "aether_mat2d_inverse_adjugate", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 83u, 64u, 1, 0, 4u, 4u, 789u },
+    { "aether_f64_sin_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 84u, 64u, 1, 0, 1u, 1u, 797u },
+    { "aether_f64_cos_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 85u, 64u, 1, 0, 1u, 1u, 799u },
+    { "aether_f64_tan_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 86u, 64u, 1, 0, 1u, 1u, 801u },
+    { "aether_f64_atan_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 87u, 64u, 1, 0, 1u, 1u, 803u },
+    { "aether_f64_asin_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 88u, 64u, 1, 0, 1u, 1u, 805u },
+    { "aether_f64_exp_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 89u, 64u, 1, 0, 1u, 1u, 807u },
+    { "aether_f64_exp2_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 90u, 64u, 1, 0, 1u, 1u, 809u },
+    { "aether_f64_log_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 91u, 64u, 1, 0, 1u, 1u, 811u },
+    { "aether_f64_pow_poly", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 92u, 64u, 1, 0, 1u, 1u, 813u },
+    { "aether_f64_sincos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 93u, 64u, 1, 0, 1u, 2u, 815u },
+    { "aether_f64_sin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 94u, 64u, 1, 0, 1u, 1u, 818u },
+    { "aether_f64_atan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 95u, 64u, 1, 0, 1u, 1u, 820u },
+    { "aether_f64_atan2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 96u, 64u, 1, 0, 2u, 1u, 822u },
+    { "aether_f64_exp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 97u, 64u, 1, 0, 1u, 1u, 825u },
+    { "aether_f64_log", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 98u, 64u, 1, 0, 1u, 1u, 827u },
+    { "aether_f64_exp2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 99u, 64u, 1, 0, 1u, 1u, 829u },
+    { "aether_f64_log2", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 100u, 64u, 1, 0, 1u, 1u, 831u },
+    { "aether_f64_pow", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 101u, 64u, 1, 0, 2u, 1u, 833u },
+    { "aether_f64_tan", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 102u, 64u, 1, 0, 1u, 1u, 836u },
+    { "aether_f64_asin", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 103u, 64u, 1, 0, 1u, 1u, 838u },
+    { "aether_f64_acos", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 104u, 64u, 1, 0, 1u, 1u, 840u },
+    { "aether_quatd_from_axis_angle", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 105u, 64u, 1, 0, 4u, 4u, 842u },
+    { "aether_mat3d_from_euler_xyz", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 106u, 64u, 1, 0, 3u, 9u, 850u },
+    { "aether_quatd_slerp", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 107u, 64u, 1, 0, 9u, 4u, 862u },
+    { "aether_f64_jacobi_rotation", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 108u, 64u, 1, 0, 3u, 4u, 875u },
+    { "aether_f64_jacobi_update", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 109u, 64u, 1, 0, 6u, 2u, 882u },
+    { "aether_f64_jacobi_diag", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 110u, 64u, 1, 0, 7u, 2u, 890u },
+    { "aether_mat2d_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 111u, 64u, 1, 0, 4u, 7u, 899u },
+    { "aether_mat2d_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 112u, 64u, 1, 0, 8u, 14u, 910u },
+    { "aether_mat2d_lu_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 113u, 64u, 1, 0, 8u, 2u, 932u },
+    { "aether_mat2d_lu_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 114u, 64u, 1, 0, 32u, 8u, 942u },
+    { "aether_mat2d_solve_lower", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 115u, 64u, 1, 0, 6u, 2u, 982u },
+    { "aether_mat2d_solve_lower_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 116u, 64u, 1, 0, 12u, 4u, 990u },
+    { "aether_mat2d_solve_lower_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 117u, 64u, 1, 0, 6u, 2u, 1006u },
+    { "aether_mat2d_solve_lower_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 118u, 64u, 1, 0, 30u, 10u, 1014u },
+    { "aether_mat2d_solve_upper", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 119u, 64u, 1, 0, 6u, 2u, 1054u },
+    { "aether_mat2d_solve_upper_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 120u, 64u, 1, 0, 36u, 12u, 1062u },
+    { "aether_mat2d_solve_upper_unit", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 121u, 64u, 1, 0, 6u, 2u, 1110u },
+    { "aether_mat2d_solve_upper_unit_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 122u, 64u, 1, 0, 18u, 6u, 1118u },
+    { "aether_mat2d_det_lu", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 123u, 64u, 1, 0, 4u, 1u, 1142u },
+    { "aether_mat2d_det_lu_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 124u, 64u, 1, 0, 24u, 6u, 1147u },
+    { "aether_mat2d_inverse", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 125u, 64u, 1, 0, 4u, 5u, 1177u },
+    { "aether_mat2d_inverse_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 126u, 64u, 1, 0, 12u, 15u, 1186u },
+    { "aether_mat2d_cholesky", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 127u, 64u, 1, 0, 4u, 5u, 1213u },
+    { "aether_mat2d_cholesky_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 128u, 64u, 1, 0, 16u, 20u, 1222u },
+    { "aether_mat2d_cholesky_solve", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 129u, 64u, 1, 0, 6u, 2u, 1258u },
+    { "aether_mat2d_cholesky_solve_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 130u, 64u, 1, 0, 6u, 2u, 1266u },
+    { "aether_mat2d_eigh", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 131u, 64u, 1, 0, 4u, 6u, 1274u },
+    { "aether_mat2d_eigh_lanes", "fma: a product feeding an addition or subtraction is fused (contraction; also in the linear algebra)", 132u, 64u, 1, 0, 20u, 30u, 1284u },
+    { "aether_vec2f_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 14u, 32u, 1, 0, 2u, 1u, 1334u },
+    { "aether_vec2f_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 9u, 32u, 1, 0, 2u, 2u, 1337u },
+    { "aether_vec2d_norm", "hypot: sqrt of a sum of squares becomes a chain of hypot", 75u, 64u, 1, 0, 2u, 1u, 1341u },
+    { "aether_vec2d_normalize", "hypot: sqrt of a sum of squares becomes a chain of hypot", 11u, 64u, 1, 0, 2u, 2u, 1344u },
+    { "aether_f32_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 133u, 32u, 1, 0, 1u, 1u, 1348u },
+    { "aether_quatf_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 134u, 32u, 1, 0, 4u, 4u, 1350u },
+    { "aether_mat2f_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 22u, 32u, 1, 0, 4u, 4u, 1358u },
+    { "aether_f32_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 36u, 32u, 1, 0, 2u, 1u, 1366u },
+    { "aether_f32_pow", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 41u, 32u, 1, 0, 2u, 1u, 1369u },
+    { "aether_mat3f_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 46u, 32u, 1, 0, 3u, 9u, 1372u },
+    { "aether_f32_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 48u, 32u, 1, 0, 3u, 4u, 1384u },
+    { "aether_mat2f_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 71u, 32u, 1, 0, 4u, 6u, 1391u },
+    { "aether_mat2f_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 72u, 32u, 1, 0, 24u, 36u, 1401u },
+    { "aether_f64_neg", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 135u, 64u, 1, 0, 1u, 1u, 1461u },
+    { "aether_quatd_conjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 136u, 64u, 1, 0, 4u, 4u, 1463u },
+    { "aether_mat2d_inverse_adjugate", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 83u, 64u, 1, 0, 4u, 4u, 1471u },
+    { "aether_f64_atan2", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 96u, 64u, 1, 0, 2u, 1u, 1479u },
+    { "aether_f64_pow", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 101u, 64u, 1, 0, 2u, 1u, 1482u },
+    { "aether_mat3d_from_euler_xyz", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 106u, 64u, 1, 0, 3u, 9u, 1485u },
+    { "aether_f64_jacobi_rotation", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 108u, 64u, 1, 0, 3u, 4u, 1497u },
+    { "aether_mat2d_eigh", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 131u, 64u, 1, 0, 4u, 6u, 1504u },
+    { "aether_mat2d_eigh_lanes", "neg-sub: x * -1 becomes 0 - x (the sign of a zero: what -fno-signed-zeros allows)", 132u, 64u, 1, 0, 16u, 24u, 1514u },
+    { "aether_mat3f_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 137u, 32u, 1, 0, 9u, 9u, 1554u },
+    { "aether_mat3d_inverse_adjugate", "neg-swap: (a - b) * -1 becomes b - a (the sign of a zero: what clang does under -fno-signed-zeros)", 138u, 64u, 1, 0, 9u, 9u, 1572u },
+    { "aether_vec2f_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 139u, 32u, 1, 0, 2u, 1u, 1590u },
+    { "aether_vec2d_max_norm", "max-select-swapped: the max_select combiner becomes acc > new ? acc : new", 140u, 64u, 1, 0, 2u, 1u, 1593u },
+    { "aether_mat2f_mul_vec", "column-major: matrices are read and written column-major", 18u, 32u, 1, 0, 6u, 2u, 1596u },
+    { "aether_mat2f_mul", "column-major: matrices are read and written column-major", 19u, 32u, 1, 0, 8u, 4u, 1604u },
+    { "aether_mat2d_mul_vec", "column-major: matrices are read and written column-major", 79u, 64u, 1, 0, 6u, 2u, 1616u },
+    { "aether_mat2d_mul", "column-major: matrices are read and written column-major", 80u, 64u, 1, 0, 8u, 4u, 1624u },
+    { "aether_quatf_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 16u, 32u, 1, 0, 8u, 4u, 1636u },
+    { "aether_quatf_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 134u, 32u, 1, 0, 4u, 4u, 1648u },
+    { "aether_quatd_mul", "quat-xyzw: quaternions are laid out (x, y, z, w)", 77u, 64u, 1, 0, 8u, 4u, 1656u },
+    { "aether_quatd_conjugate", "quat-xyzw: quaternions are laid out (x, y, z, w)", 136u, 64u, 1, 0, 4u, 4u, 1668u },
+    { "aether_f32_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 141u, 32u, 1, 0, 3u, 1u, 1676u },
+    { "aether_f32_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 142u, 32u, 1, 0, 2u, 2u, 1680u },
+    { "aether_f64_two_sum_err", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 143u, 64u, 1, 0, 3u, 1u, 1684u },
+    { "aether_f64_two_sum", "uncompensated: the plain computation: two_sum_err gives 0 and a pair is delivered as hi alone", 144u, 64u, 1, 0, 2u, 2u, 1688u },
+    { "aether_pairf_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 145u, 32u, 1, 0, 2u, 1u, 1692u },
+    { "aether_f32_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 48u, 32u, 1, 0, 3u, 4u, 1695u },
+    { "aether_paird_value", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 146u, 64u, 1, 0, 2u, 1u, 1702u },
+    { "aether_f64_jacobi_rotation", "non-finite-kept: a select on isfinite() always takes its finite branch: the correction kept for a non-finite hi, the rotation's overflow branch dropped", 108u, 64u, 1, 0, 3u, 4u, 1705u },
+    { "aether_pairf_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 147u, 32u, 1, 0, 64u, 2u, 1712u },
+    { "aether_f32_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 148u, 32u, 1, 0, 64u, 1u, 1778u },
+    { "aether_paird_reduce32", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 149u, 64u, 1, 0, 64u, 2u, 1843u },
+    { "aether_f64_sum_array", "rounds-reversed: the butterfly runs its rounds in reverse order (xor 1, 2, 4, 8, 16)", 150u, 64u, 1, 0, 129u, 1u, 1909u },
+    { "aether_f32_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 151u, 32u, 1, 0, 130u, 64u, 2039u },
+    { "aether_f32_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 152u, 32u, 1, 0, 75u, 64u, 2233u },
+    { "aether_f64_lanes_sum", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 153u, 64u, 1, 0, 66u, 64u, 2372u },
+    { "aether_f64_lanes_dot", "single-lane: every array element goes to lane 0: one sequential Neumaier chain", 154u, 64u, 1, 0, 75u, 64u, 2502u },
+    { "aether_mat2f_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 51u, 32u, 1, 0, 4u, 7u, 2641u },
+    { "aether_mat2f_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 52u, 32u, 1, 0, 24u, 42u, 2652u },
+    { "aether_mat2d_lu", "pivot-last: LU pivots on the last entry of largest magnitude", 111u, 64u, 1, 0, 4u, 7u, 2718u },
+    { "aether_mat2d_lu_lanes", "pivot-last: LU pivots on the last entry of largest magnitude", 112u, 64u, 1, 0, 24u, 42u, 2729u },
+    { "aether_mat3f_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 155u, 32u, 1, 0, 9u, 13u, 2795u },
+    { "aether_mat3f_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 156u, 32u, 1, 0, 27u, 39u, 2817u },
+    { "aether_mat3d_lu", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 157u, 64u, 1, 0, 9u, 13u, 2883u },
+    { "aether_mat3d_lu_lanes", "right-looking: LU updates the trailing matrix after each column, term by term (right-looking)", 158u, 64u, 1, 0, 36u, 52u, 2905u },
+    { "aether_mat2f_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 67u, 32u, 1, 0, 4u, 5u, 2993u },
+    { "aether_mat2f_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 68u, 32u, 1, 0, 12u, 15u, 3002u },
+    { "aether_mat2d_cholesky", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 127u, 64u, 1, 0, 4u, 5u, 3029u },
+    { "aether_mat2d_cholesky_lanes", "no-symmetrize: Cholesky and eigh read the lower triangle as it is, not 0.5*a_ij + 0.5*a_ji", 128u, 64u, 1, 0, 8u, 10u, 3038u },
+    { "aether_pairf_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 159u, 32u, 1, 0, 4u, 2u, 3056u },
+    { "aether_pairf_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 147u, 32u, 1, 0, 64u, 2u, 3062u },
+    { "aether_paird_combine", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 160u, 64u, 1, 0, 4u, 2u, 3128u },
+    { "aether_paird_reduce32", "comp-dropped: pair combine drops the comp parts of its operands (keeps only the new residual)", 149u, 64u, 1, 0, 64u, 2u, 3134u },
+    { "aether_f32_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 161u, 32u, 1, 1, 2u, 1u, 3200u },
+    { "aether_f32_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 162u, 32u, 1, 1, 2u, 1u, 3203u },
+    { "aether_f64_fmin", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 163u, 64u, 1, 1, 2u, 1u, 3206u },
+    { "aether_f64_fmax", "nan-first: a NaN operand is not ignored: fmin(a, b) as b < a ? b : a, fmax(a, b) as b > a ? b : a, the first operand kept on NaN (a compiler that assumes no NaN: clang -fno-honor-nans, -ffinite-math-only)", 164u, 64u, 1, 1, 2u, 1u, 3209u },
+    { "aether_f32_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 161u, 32u, 1, 1, 2u, 1u, 3212u },
+    { "aether_f32_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 162u, 32u, 1, 1, 2u, 1u, 3215u },
+    { "aether_f64_fmin", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 163u, 64u, 1, 1, 2u, 1u, 3218u },
+    { "aether_f64_fmax", "nan-second: a NaN operand is not ignored: fmin(a, b) as a < b ? a : b, fmax(a, b) as a > b ? a : b, the second operand kept on NaN (x86 minss/maxss, a compiler that assumes no NaN)", 164u, 64u, 1, 1, 2u, 1u, 3221u },
+    { "aether_quatf_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 16u, 32u, 1, 0, 8u, 4u, 3224u },
+    { "aether_pairf_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 159u, 32u, 1, 0, 4u, 2u, 3236u },
+    { "aether_quatd_mul", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 77u, 64u, 1, 0, 8u, 4u, 3242u },
+    { "aether_paird_combine", "reassociate: (x + y) + z becomes x + (y + z) (a compiler that reassociates: -fassociative-math)", 160u, 64u, 1, 0, 4u, 2u, 3254u },
+    { "aether_f32_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 35u, 32u, 1, 0, 1u, 1u, 3260u },
+    { "aether_f32_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 36u, 32u, 1, 0, 2u, 1u, 3262u },
+    { "aether_f64_atan", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 95u, 64u, 1, 0, 1u, 1u, 3265u },
+    { "aether_f64_atan2", "reciprocal: x / y becomes x * (1 / y) (a compiler that divides by reciprocals: -freciprocal-math)", 96u, 64u, 1, 0, 2u, 1u, 3267u },
+    { "aether_f32_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 32u, 32u, 1, 0, 1u, 2u, 3270u },
+    { "aether_f32_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 33u, 32u, 1, 0, 1u, 1u, 3273u },
+    { "aether_f64_sincos", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 93u, 64u, 1, 0, 1u, 2u, 3275u },
+    { "aether_f64_sin", "product-order: (x * y) * z becomes x * (y * z) (another evaluation order of a polynomial's products; -fassociative-math)", 94u, 64u, 1, 0, 1u, 1u, 3278u },
+    { "aether_f32_sin_poly", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 23u, 32u, 1, 0, 1u, 1u, 3280u },
+    { "aether_f32_cos_poly", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 24u, 32u, 1, 0, 1u, 1u, 3282u },
+    { "aether_f64_sin_poly", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 84u, 64u, 1, 0, 1u, 1u, 3284u },
+    { "aether_f64_cos_poly", "coefficient-bit: every polynomial coefficient (c of a Horner step c + u * (...), and d of the innermost step c + u * d) has its last bit flipped (a constant printed with too few digits, or fitted again)", 85u, 64u, 1, 0, 1u, 1u, 3286u },
+    { "aether_f32_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 32u, 32u, 1, 0, 1u, 2u, 3288u },
+    { "aether_f32_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 33u, 32u, 1, 0, 1u, 1u, 3291u },
+    { "aether_f64_sincos", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 93u, 64u, 1, 0, 1u, 2u, 3293u },
+    { "aether_f64_sin", "reduction-constant: every constant multiplied by a rounded integer k (the parts of pi/2 of a reduction k * P) has its last bit flipped, so k * P1 is no longer exact", 94u, 64u, 1, 0, 1u, 1u, 3296u },
 };
 
-static const uint64_t aether_selftest_words[3264] = {
+static const uint64_t aether_selftest_words[3298] = {
     0x00000000c0000000ull, 0x00000000bf6da079ull, 0x000000003ec9e325ull, 0x00000000c0222bb9ull,
     0x00000000be4faecfull, 0x00000000bf56f85full, 0x000000004154f1ddull, 0x000000003e2438eaull,
     0x00000000bf7a6cb8ull, 0x00000000402dbdb6ull, 0x000000004213ad19ull, 0xbfc7d04f62c6569full,
@@ -15620,164 +16088,173 @@ static const uint64_t aether_selftest_words[3264] = {
     0x0000000040fc024dull, 0x00000000ea342ac8ull, 0x00000000fe950b02ull, 0x00000000d6a5edb1ull,
     0x0000000075b389fbull, 0x00000000780e0606ull, 0x00000000ffc00000ull, 0x00000000c13e85c9ull,
     0x00000000bf818b94ull, 0x00000000bf2d14abull, 0x00000000bfb8b2acull, 0x00000000bdb31f9cull,
-    0x000000003d7b454dull, 0x000000003d27db5dull, 0x00000000bf38c5b8ull, 0x00000000417211e5ull,
-    0x000000003f0bfe37ull, 0x00000000bf5654d7ull, 0x000000003f0009ecull, 0x000000003ef588aeull,
-    0x00000000c0158bbaull, 0x00000000bf317299ull, 0x000000003e39e688ull, 0x000000003e37e5ceull,
-    0x00000000805d2fb5ull, 0x0000000027c775f2ull, 0x0000000097ef33baull, 0x00000000be31f173ull,
-    0x000000003f572a39ull, 0x000000003f45ccd8ull, 0x00000000be840e1cull, 0x000000003f1d1939ull,
-    0x000000003fc3dbb6ull, 0x000000003f02d4e1ull, 0x00000000bf77eb3dull, 0x000000003d9f7f71ull,
-    0x0000000041465ec5ull, 0x0000000028a24d2bull, 0x00000000c10c20a4ull, 0x000000003f497da5ull,
-    0x00000000bf117042ull, 0x00000000bf1aae12ull, 0x000000003ee71e51ull, 0x000000003f8d1d62ull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x000000003f800000ull, 0x000000003f8009ecull,
-    0x000000003f60a47eull, 0x0000000000000000ull, 0x0000000000000000ull, 0x000000003ef588aeull,
-    0x000000003f258057ull, 0x000000003fbaee5eull, 0x000000003fc1db62ull, 0x000000003bcb1a73ull,
-    0x00000000bde146cfull, 0x000000003f7e710cull, 0x000000003f54a3afull, 0x00000000bf0d88aaull,
-    0x00000000bd87eb51ull, 0x000000003f0e8a86ull, 0x000000003f537343ull, 0x000000003db41a0eull,
-    0x000000003e5160c9ull, 0x00000000416259caull, 0x00000000c03a78f9ull, 0x000000003f7fa9f3ull,
-    0x00000000be8b9a4eull, 0x00000000c00e7850ull, 0x00000000c04b7ef8ull, 0x000000003e8c1f18ull,
-    0x00000000be66422aull, 0x000000003c31f6c5ull, 0x000000003f776580ull, 0x00000000be7beb5bull,
-    0x000000003d971c95ull, 0x00000000bee6eee5ull, 0x00000000c03647abull, 0x00000000407eed2full,
-    0x000000003f4d7329ull, 0x00000000bf18baceull, 0x00000000bf3e4eebull, 0x00000000bea975f0ull,
-    0x000000004067ee3bull, 0x000000003e40ac86ull, 0x000000003d99de7bull, 0x00000000c16c416full,
-    0x000000003f25ffdbull, 0x00000000c002778full, 0x00000000c2cd5d0cull, 0x00000000c26bf1edull,
-    0x00000000c1068a1eull, 0x0000000040d8329eull, 0x00000000c0bb6dd0ull, 0x00000000c0fc015aull,
-    0x00000000c0d4244eull, 0x00000000407ec97cull, 0x00000000bf91df4full, 0x00000000416e8ad2ull,
-    0x00000000c1847dd0ull, 0x0000000075c242aeull, 0x00000000d6864858ull, 0x0000000076d6a5ceull,
-    0x00000000d82c7331ull, 0x0000000076d6a5ceull, 0x00000000d82c7331ull, 0x000000003e67af66ull,
-    0x0000000056b1dbdaull, 0x0000000000000002ull, 0x0000000000000002ull, 0x0000000000000000ull,
-    0x00000000bf511b3dull, 0x000000003f27d31full, 0x00000000bf511b3cull, 0x000000003f27d31full,
-    0x0000000000000000ull, 0x0000000040000000ull, 0x0000000040800000ull, 0x00000000bf800000ull,
-    0x00000000c0400000ull, 0x00000000c0400000ull, 0x000000003f800000ull, 0x00000000c0400000ull,
-    0x00000000bf511b3dull, 0x000000003f27d31full, 0x000000003f7fffffull, 0x0000000033800000ull,
-    0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull, 0x0000000040800000ull,
-    0x00000000bf800000ull, 0x0000000000000000ull, 0x0000000040000000ull, 0x0000000000000002ull,
-    0x0000000000000002ull, 0x0000000000000000ull, 0x00000000c0400000ull, 0x00000000c0400000ull,
-    0x00000000beaaaaabull, 0x00000000c0800000ull, 0x0000000000000001ull, 0x0000000000000002ull,
-    0x0000000000000000ull, 0x000000003f7a9479ull, 0x000000003f621b6bull, 0x000000003f24ef59ull,
-    0x000000003ed1cf04ull, 0x0000000000000002ull, 0x0000000000000002ull, 0x00000000c03fefa4ull,
-    0x0000000040423a71ull, 0x00000000416027a3ull, 0x00000000c1417094ull, 0x00000000c0400000ull,
-    0x00000000c0400000ull, 0x00000000beaaaaabull, 0x000000003f800000ull, 0x0000000000000001ull,
-    0x0000000000000002ull, 0x0000000040576ef7ull, 0x000000003dfd159cull, 0x000000003f86a603ull,
-    0x000000003f3d384dull, 0x000000003f33e07cull, 0x000000003f8036ecull, 0x0000000000000001ull,
-    0x0000000000000002ull, 0x00000000bfa0dc82ull, 0x000000004016df1bull, 0x00000000c01787fdull,
-    0x000000003f9f70aaull, 0x00000000c05def0bull, 0x00000000404f09e4ull, 0x000000003f83b0f7ull,
-    0x000000003e4c5666ull, 0x000000003e4c5666ull, 0x000000003f231e09ull, 0x00000000406ab21dull,
-    0x000000003f5ed47dull, 0x0000000040641e07ull, 0x000000003e7fce2aull, 0x000000008a4e41b0ull,
-    0x00000000b39febc5ull, 0x000000008320887bull, 0x000000002c0318e1ull, 0x000000004018b115ull,
-    0x00000000bf2a2d19ull, 0x00000000413c1769ull, 0x000000003db1637full, 0x00000000c05c892aull,
-    0x000000003ebbf7b4ull, 0x0000000040153768ull, 0x00000000bf3357f2ull, 0x000000003f5b4f9full,
-    0x00000000bf0924feull, 0x000000003f5b4fa0ull, 0x00000000bf0924feull, 0x00000000bfcc1c23ull,
-    0x00000000400f8104ull, 0x0000000040867028ull, 0x000000003f11a973ull, 0x00000000bf267f36ull,
-    0x00000000c083b38aull, 0x00000000c02aa543ull, 0x0000000040065a21ull, 0x00000000c08d5586ull,
-    0x00000000bf5934f8ull, 0x00000000bead4b8dull, 0x0000000040700cf1ull, 0x000000003fb921d5ull,
-    0x00000000c01fe1a5ull, 0x0000000000000000ull, 0x0000000040400000ull, 0x00000000c0400000ull,
-    0x00000000c0000000ull, 0x00000000bef02436ull, 0x000000003ff6fa20ull, 0x00000000f53d844bull,
-    0x00000000d2a62f1eull, 0x000000003e4b16ecull, 0x00000000bd3f4176ull, 0x00000000bfee4180ull,
-    0x00000000c0e52f83ull, 0x00000000bf227938ull, 0x00000000bed1cd7eull, 0x00000000bea7aa7eull,
-    0x00000000bf3211bbull, 0x00000000ff800000ull, 0x000000007f800000ull, 0x00000000bf2712d9ull,
-    0x00000000bf01c80dull, 0x00000000bf361498ull, 0x00000000405fe50cull, 0x00000000bfbc4e31ull,
-    0x000000004073c273ull, 0x00000000bfbc4e31ull, 0x000000004030cb14ull, 0x0000000000000000ull,
-    0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull, 0x00000000bfa308cfull,
-    0x000000004053fb71ull, 0x00000000bf793775ull, 0x0000000000000000ull, 0x00000000be467aaaull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x00000000bd08d8feull,
-    0x000000003eef85bbull, 0x00000000bd08d8ffull, 0x000000003eef85bcull, 0x00000000c0103e0full,
-    0x00000000c0242208ull, 0x000000003f537cdaull, 0x00000000bd31e137ull, 0x000000003f537cdbull,
-    0x00000000bd31e138ull, 0x00000000c07e90dbull, 0x000000003fe8150aull, 0x00000000c0b97be4ull,
-    0x00000000417bc87full, 0x000000003e0bd913ull, 0x000000003dd50533ull, 0x00000000befc4b39ull,
-    0x00000000bf1d8aafull, 0x00000000e528fd93ull, 0x0000000022835b45ull, 0x0000000053fa9247ull,
-    0x00000000924ac2f5ull, 0x00000000bff1de9cull, 0x00000000bea67c33ull, 0x00000000bfa308cfull,
-    0x000000004053fb71ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x00000000c0103e0full,
-    0x00000000c028f3bcull, 0x00000000c07e90dbull, 0x0000000040a32c08ull, 0x00000000befc4b39ull,
-    0x00000000bf0c5056ull, 0x00000000bff1de9cull, 0x00000000546cbd98ull, 0x00000000a648a7a4ull,
-    0x00000000cbca2f4dull, 0x000000002a5ada63ull, 0x000000003ce140f1ull, 0x00000000406b32fbull,
-    0x00000000c055ae30ull, 0x000000006874b2dcull, 0x00000000c2f2d8d7ull, 0x000000003d2afc60ull,
-    0x00000000bf346359ull, 0x000000003d2afc60ull, 0x00000000bf34635aull, 0x00000000bf4a52bfull,
-    0x000000003f7d5addull, 0x000000003f90cd70ull, 0x00000000be90f8ebull, 0x00000000be90f8ebull,
-    0x000000003fbb4960ull, 0x00000000dc89866bull, 0x000000007a093d75ull, 0x00000000408a23b0ull,
-    0x000000003f688b41ull, 0x000000003f2d0c2dull, 0x00000000c078292bull, 0x00000000bed12434ull,
-    0x000000003fcc9e95ull, 0x0000000040920b33ull, 0x00000000be673029ull, 0x000000003d9cf55eull,
-    0x000000003f6dace5ull, 0x00000000c0b8e314ull, 0x000000003f406c46ull, 0x000000008000184eull,
-    0x00000000a4e26323ull, 0x00000000139bb895ull, 0x000000003d9974ccull, 0x000000003f522b22ull,
-    0x0000000040547666ull, 0x00000000c22a8f71ull, 0x00000000bfb3c6a1ull, 0x0000000078bbcfdcull,
-    0x0000000079bb9788ull, 0x00000000bc00f92bull, 0x00000000bed3154eull, 0x00000000bf9ceaf1ull,
-    0x000000003f4f4236ull, 0x00000000ff800000ull, 0x00000000423137cbull, 0x00000000c0cbc5caull,
-    0x000000003e138b83ull, 0x000000004079aab1ull, 0x00000000409d94b1ull, 0x00000000bfc59696ull,
-    0x00000000bf8d7817ull, 0x00000000bfb13452ull, 0x00000000bf8d7817ull, 0x000000006f1d8de0ull,
-    0x000000009fbce619ull, 0x00000000e3deabacull, 0x00000000139f10a3ull, 0x000000003fc32699ull,
-    0x000000003f935452ull, 0x00000000c5916175ull, 0x000000003b301cecull, 0x000000003b301cecull,
-    0x00000000a61b4ecfull, 0x000000003ebc65c5ull, 0x00000000401562e3ull, 0x000000003e5d4a4aull,
-    0x00000000be4e6b30ull, 0x00000000be4e6b30ull, 0x00000000be7883b2ull, 0x00000000c07b4db3ull,
-    0x000000003d6b1fc9ull, 0x00000000bf800000ull, 0x00000000bf800000ull, 0x00000000c0000000ull,
-    0x0000000040000000ull, 0x000000004054d8b0ull, 0x000000003f91e374ull, 0x00000000bf63ee80ull,
-    0x000000004c53bf01ull, 0x000000004c53bf01ull, 0x00000000dc8b0028ull, 0x00000000403983fcull,
-    0x00000000beaa4eecull, 0x000000003fc32699ull, 0x000000003f935452ull, 0x000000003eb92f9eull,
-    0x00000000401562e3ull, 0x00000000c07a901dull, 0x000000003d6b1fc9ull, 0x00000000408ee535ull,
-    0x000000003f91e374ull, 0x000000004b8cde1full, 0x00000000beaa4eecull, 0x00000000befc420aull,
-    0x000000003f3750b6ull, 0x00000000befc420bull, 0x000000003f3750b7ull, 0x0000000000000000ull,
-    0x000000009f5c8eb6ull, 0x00000000aae56407ull, 0x00000000aae56407ull, 0x0000000039b45717ull,
-    0x000000003eb3766full, 0x00000000bf800000ull, 0x00000000c26037f7ull, 0x00000000c1427c58ull,
-    0x00000000999cfa78ull, 0x00000000c27142d3ull, 0x00000000be45c055ull, 0x000000003f730fdbull,
-    0x00000000be45c055ull, 0x000000003f730fdbull, 0x00000000cc9d541dull, 0x000000004c9d541dull,
-    0x00000000cb7fffffull, 0x000000004b800000ull, 0x0000000000000000ull, 0x000000000a21f93cull,
-    0x00000000bf800000ull, 0x00000000282855d2ull, 0x00000000eb5bbc57ull, 0x000000003f9c6a07ull,
-    0x00000000bed91434ull, 0x00000000bed91434ull, 0x000000003f9bb6b4ull, 0x0000000074ca4dfcull,
-    0x0000000000000000ull, 0x00000000319afb4cull, 0x0000000093951fe6ull, 0x0000000000000000ull,
-    0x000000003f6e5014ull, 0x000000003ea61d62ull, 0x000000003ea61d62ull, 0x000000003f6f6287ull,
-    0x0000000000000000ull, 0x000000003fc96d57ull, 0x000000003efe71c7ull, 0x000000003efe71c7ull,
-    0x000000003f613d00ull, 0x000000003fa091e0ull, 0x0000000000000000ull, 0x000000003ecad54cull,
-    0x000000003f59a8d7ull, 0x0000000000000000ull, 0x0000000040e13887ull, 0x00000000be7d8c6aull,
-    0x000000003f26be2eull, 0x0000000040540d5bull, 0x000000003f800000ull, 0x000000003f800000ull,
-    0x00000000bf800000ull, 0x00000000c0000000ull, 0x00000000c069e777ull, 0x000000003f3d4ab0ull,
-    0x000000003e9cabceull, 0x00000000c0717380ull, 0x000000002c74d30aull, 0x000000004a4ba345ull,
-    0x000000004a4ba345ull, 0x000000009fad1a47ull, 0x0000000040400000ull, 0x0000000000000000ull,
-    0x00000000c0400000ull, 0x000000003f800000ull, 0x00000000eed5572cull, 0x000000003f0a4098ull,
-    0x00000000db8c5f36ull, 0x000000002ca9dc49ull, 0x000000004029c9f4ull, 0x0000000000000000ull,
-    0x000000003d9bd5cdull, 0x000000003fe8c9dcull, 0x0000000000000000ull, 0x000000003f800000ull,
-    0x0000000000000000ull, 0x0000000000000000ull, 0x00000000c0000000ull, 0x0000000000000002ull,
-    0x00000000c069e777ull, 0x0000000000000000ull, 0x000000003f05d04cull, 0x00000000c0717380ull,
-    0x0000000000000001ull, 0x0000000035fa598full, 0x0000000000000000ull, 0x0000000053d03bd3ull,
-    0x000000009fad1a47ull, 0x0000000000000002ull, 0x000000003fddb3d7ull, 0x0000000000000000ull,
-    0x00000000bf5db3d8ull, 0x000000003efffffeull, 0x0000000000000000ull, 0x00000000eed5572cull,
-    0x0000000000000000ull, 0x00000000db0c5f36ull, 0x000000002ca9dc49ull, 0x0000000000000001ull,
-    0x000000003fddb3d7ull, 0x0000000000000000ull, 0x000000003f13cd3aull, 0x00000000bf800000ull,
-    0x00000000c02c3fb2ull, 0x000000003e5c1242ull, 0x00000000bfa2479aull, 0x000000003f8e576aull,
-    0x0000000080000000ull, 0x0000000000000000ull, 0x0000000080000000ull, 0x0000000000000000ull,
-    0x000000003f138476ull, 0x00000000405a6dc2ull, 0x00000000c0813c54ull, 0x0000000000000000ull,
-    0x00000000be2dfa82ull, 0x00000000409f3cdeull, 0x0000000040363fe9ull, 0x000000003f565c6eull,
-    0x000000003fc39165ull, 0x000000003ec29d71ull, 0x000000003ec29d71ull, 0x000000003feb5ca3ull,
-    0x000000004068a841ull, 0x0000000040733514ull, 0x000000003e6b4cb5ull, 0x0000000000000000ull,
-    0x00000000bf933bf4ull, 0x00000000bf14d886ull, 0x00000000be465c5cull, 0x00000000be9423caull,
-    0x00000000ffc00000ull, 0x00000000ffc00000ull, 0x000000003e31886eull, 0x000000003ced6212ull,
-    0x000000003fac0e66ull, 0x000000003f5b40b7ull, 0x00000000c1b27eaaull, 0x00000000c06e5a80ull,
-    0x00000000bf4c8374ull, 0x00000000bf1b4b21ull, 0x00000000bf4c8374ull, 0x00000000bf1b4b22ull,
-    0x00000000bfb4bdc0ull, 0x000000003bd67580ull, 0x000000003f40e591ull, 0x00000000bf284e4aull,
-    0x000000003f284e4aull, 0x000000003f40e591ull, 0x000000003f0efeceull, 0x00000000bdb6ef30ull,
-    0x00000000bdb6ef30ull, 0x000000003f323e43ull, 0x000000003f03bfbeull, 0x000000003f3d7d54ull,
-    0x000000003f65b856ull, 0x00000000bee1f63cull, 0x000000003ee1f63cull, 0x000000003f65b856ull,
-    0xbfe73017009e3888ull, 0x3ff0000000000000ull, 0x7ff0000000000000ull, 0xbfecf3fb6f7884e8ull,
-    0x3fded47e928ec4c0ull, 0x7ff0000000000000ull, 0x3fb51a0b379585c0ull, 0x3ff2799b7a48a575ull,
-    0x4023173ab69e0931ull, 0xbff25d05133afe18ull, 0xbfca3fe1d3b5d8cbull, 0xc00a4317f859393aull,
-    0xbfd2052aa2ae2dcbull, 0x3fe37908ce96f320ull, 0x3fdcc5f0e627d1a8ull, 0xbfde582e3fb4ee7bull,
-    0x4003c61432e921cbull, 0x4004225ea8da7c2dull, 0xc006ad80ab73579dull, 0xc00ebae18d96e874ull,
-    0xbfe3004b010ae15full, 0xbfe9bf791dbc1a44ull, 0x40176262ec2d7378ull, 0xbff7f87188e57e4bull,
-    0xc025e6731d6908f5ull, 0x3fef559a8baaeb9dull, 0xc02b63914e006e88ull, 0xbfe6e960788cc26dull,
-    0xc0629c4247f6657dull, 0xc01a257bf3e0372eull, 0xc053a5e2d16797edull, 0xc02046cf96a86113ull,
-    0x3fc543bc917031feull, 0xbff04b293133764full, 0x400b2fc118f249e5ull, 0xbfc80bb88bf92d70ull,
-    0x3fd3ef2aa2c0c7f4ull, 0xc0010325135817e8ull, 0xbfc62cfd5e71fe3aull, 0xbfb9866fa9a4d7c0ull,
-    0x401359176a84c3e0ull, 0x403295bfdd690a24ull, 0x3fe788d22945983aull, 0xc0059a1a2a84fa33ull,
-    0xbfb20151152e286eull, 0x3fb3504af9145e11ull, 0xc00cea2f786599fcull, 0xbfd54111c7d9542dull,
-    0x3fcaca61f6bad05aull, 0xbfe3d71b5f8705bfull, 0x4010cae6e95f44bdull, 0xc02655272008c949ull,
-    0xbfee4273930ffad1ull, 0xbffaa83d2d457a33ull, 0xc02c966b40bcc022ull, 0x3fdcead3ed95cbefull,
-    0xbfc10d9ff1cd46eaull, 0x3fd2f963325b7e0aull, 0xbfd4971f611c1e29ull, 0x40106b38960a7694ull,
-    0x3fc6a1fa981e7c32ull, 0xc0121f715f9e3da0ull, 0x3ff72a668f4f9ea2ull, 0x4026aa834628e896ull,
-    0x3fce1334051474deull, 0xbffcac7448bc3966ull, 0x3fcd7bb20325fcb9ull, 0xbfd90d12b8fb59edull,
-    0x4002b6c3aa9e880bull, 0x401e36094384fac7ull, 0x4002bf0ac612b314ull, 0xc03466e506a78178ull,
-    0x400947c90ee5f4c6ull, 0x4000000000000000ull, 0xb28e9f094b5c5195ull, 0x0000000000000000ull,
-    0x3fec46063d7d40baull, 0xc008000000000000ull, 0x3ffc407e99a47b9bull, 0x400615a0c3dc07aeull,
-    0xbfb532415e70ff14ull, 0xc0184ae96d0f21f0ull, 0xbfdf85b412f79369ull, 0x3fc601e6fac2b8e0ull,
-    0x3fe66806851bb42dull, 0xc0003825e0de49a4ull, 0x3fec1a1c4bb163ecull, 0xbfc820772751dbdeull,
-    0xbfce6b6eef9a262bull, 0x3fc8cd1685fb1b42ull, 0x402631e5c9d8e56aull, 0xc015b2e928b0d048ull,
-    0xbfbdbd639cd1553full, 0x3fb83f309adedde7ull, 0x3fb7966ce26d775dull, 0xbfe054e5c9982668ull,
+    0x000000003d7b454dull, 0x000000003d27db5dull, 0x00000000bf38c5b8ull, 0x00000000c3dead04ull,
+    0x00000000c38df6a8ull, 0x00000000cc830d6eull, 0x0000000051d7dc80ull, 0x00000000c08e4832ull,
+    0x00000000c1199c88ull, 0x0000000040400000ull, 0x00000000c04aee35ull, 0x00000000bf91fb78ull,
+    0x000000003d6983b0ull, 0x000000003f3d927full, 0x000000003f266df2ull, 0x00000000c00254b9ull,
+    0x000000003e21bc4eull, 0x00000000c0400000ull, 0x0000000040084814ull, 0x00000000bfcd7545ull,
+    0x000000003cc7d720ull, 0x00000000417211e5ull, 0x000000003f0bfe37ull, 0x00000000bf5654d7ull,
+    0x000000003f0009ecull, 0x000000003ef588aeull, 0x00000000c0158bbaull, 0x00000000bf317299ull,
+    0x000000003e39e688ull, 0x000000003e37e5ceull, 0x00000000805d2fb5ull, 0x0000000027c775f2ull,
+    0x0000000097ef33baull, 0x00000000be31f173ull, 0x000000003f572a39ull, 0x000000003f45ccd8ull,
+    0x00000000be840e1cull, 0x000000003f1d1939ull, 0x000000003fc3dbb6ull, 0x000000003f02d4e1ull,
+    0x00000000bf77eb3dull, 0x000000003d9f7f71ull, 0x0000000041465ec5ull, 0x0000000028a24d2bull,
+    0x00000000c10c20a4ull, 0x000000003f497da5ull, 0x00000000bf117042ull, 0x00000000bf1aae12ull,
+    0x000000003ee71e51ull, 0x000000003f8d1d62ull, 0x0000000000000000ull, 0x0000000000000000ull,
+    0x000000003f800000ull, 0x000000003f8009ecull, 0x000000003f60a47eull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x000000003ef588aeull, 0x000000003f258057ull, 0x000000003fbaee5eull,
+    0x000000003fc1db62ull, 0x000000003bcb1a73ull, 0x00000000bde146cfull, 0x000000003f7e710cull,
+    0x000000003f54a3afull, 0x00000000bf0d88aaull, 0x00000000bd87eb51ull, 0x000000003f0e8a86ull,
+    0x000000003f537343ull, 0x000000003db41a0eull, 0x000000003e5160c9ull, 0x00000000416259caull,
+    0x00000000c03a78f9ull, 0x000000003f7fa9f3ull, 0x00000000be8b9a4eull, 0x00000000c00e7850ull,
+    0x00000000c04b7ef8ull, 0x000000003e8c1f18ull, 0x00000000be66422aull, 0x000000003c31f6c5ull,
+    0x000000003f776580ull, 0x00000000be7beb5bull, 0x000000003d971c95ull, 0x00000000bee6eee5ull,
+    0x00000000c03647abull, 0x00000000407eed2full, 0x000000003f4d7329ull, 0x00000000bf18baceull,
+    0x00000000bf3e4eebull, 0x00000000bea975f0ull, 0x000000004067ee3bull, 0x000000003e40ac86ull,
+    0x000000003d99de7bull, 0x00000000c16c416full, 0x000000003f25ffdbull, 0x00000000c002778full,
+    0x00000000c2cd5d0cull, 0x00000000c26bf1edull, 0x00000000c1068a1eull, 0x0000000040d8329eull,
+    0x00000000c0bb6dd0ull, 0x00000000c0fc015aull, 0x00000000c0d4244eull, 0x00000000407ec97cull,
+    0x00000000bf91df4full, 0x00000000416e8ad2ull, 0x00000000c1847dd0ull, 0x0000000075c242aeull,
+    0x00000000d6864858ull, 0x0000000076d6a5ceull, 0x00000000d82c7331ull, 0x0000000076d6a5ceull,
+    0x00000000d82c7331ull, 0x000000003e67af66ull, 0x0000000056b1dbdaull, 0x0000000000000002ull,
+    0x0000000000000002ull, 0x0000000000000000ull, 0x00000000bf511b3dull, 0x000000003f27d31full,
+    0x00000000bf511b3cull, 0x000000003f27d31full, 0x0000000000000000ull, 0x0000000040000000ull,
+    0x0000000040800000ull, 0x00000000bf800000ull, 0x00000000c0400000ull, 0x00000000c0400000ull,
+    0x000000003f800000ull, 0x00000000c0400000ull, 0x00000000bf511b3dull, 0x000000003f27d31full,
+    0x000000003f7fffffull, 0x0000000033800000ull, 0x0000000000000001ull, 0x0000000000000002ull,
+    0x0000000000000000ull, 0x0000000040800000ull, 0x00000000bf800000ull, 0x0000000000000000ull,
+    0x0000000040000000ull, 0x0000000000000002ull, 0x0000000000000002ull, 0x0000000000000000ull,
+    0x00000000c0400000ull, 0x00000000c0400000ull, 0x00000000beaaaaabull, 0x00000000c0800000ull,
+    0x0000000000000001ull, 0x0000000000000002ull, 0x0000000000000000ull, 0x000000003f7a9479ull,
+    0x000000003f621b6bull, 0x000000003f24ef59ull, 0x000000003ed1cf04ull, 0x0000000000000002ull,
+    0x0000000000000002ull, 0x00000000c03fefa4ull, 0x0000000040423a71ull, 0x00000000416027a3ull,
+    0x00000000c1417094ull, 0x00000000c0400000ull, 0x00000000c0400000ull, 0x00000000beaaaaabull,
+    0x000000003f800000ull, 0x0000000000000001ull, 0x0000000000000002ull, 0x0000000040576ef7ull,
+    0x000000003dfd159cull, 0x000000003f86a603ull, 0x000000003f3d384dull, 0x000000003f33e07cull,
+    0x000000003f8036ecull, 0x0000000000000001ull, 0x0000000000000002ull, 0x00000000bfa0dc82ull,
+    0x000000004016df1bull, 0x00000000c01787fdull, 0x000000003f9f70aaull, 0x00000000c05def0bull,
+    0x00000000404f09e4ull, 0x000000003f83b0f7ull, 0x000000003e4c5666ull, 0x000000003e4c5666ull,
+    0x000000003f231e09ull, 0x00000000406ab21dull, 0x000000003f5ed47dull, 0x0000000040641e07ull,
+    0x000000003e7fce2aull, 0x000000008a4e41b0ull, 0x00000000b39febc5ull, 0x000000008320887bull,
+    0x000000002c0318e1ull, 0x000000004018b115ull, 0x00000000bf2a2d19ull, 0x00000000413c1769ull,
+    0x000000003db1637full, 0x00000000c05c892aull, 0x000000003ebbf7b4ull, 0x0000000040153768ull,
+    0x00000000bf3357f2ull, 0x000000003f5b4f9full, 0x00000000bf0924feull, 0x000000003f5b4fa0ull,
+    0x00000000bf0924feull, 0x00000000bfcc1c23ull, 0x00000000400f8104ull, 0x0000000040867028ull,
+    0x000000003f11a973ull, 0x00000000bf267f36ull, 0x00000000c083b38aull, 0x00000000c02aa543ull,
+    0x0000000040065a21ull, 0x00000000c08d5586ull, 0x00000000bf5934f8ull, 0x00000000bead4b8dull,
+    0x0000000040700cf1ull, 0x000000003fb921d5ull, 0x00000000c01fe1a5ull, 0x0000000000000000ull,
+    0x0000000040400000ull, 0x00000000c0400000ull, 0x00000000c0000000ull, 0x00000000bef02436ull,
+    0x000000003ff6fa20ull, 0x00000000f53d844bull, 0x00000000d2a62f1eull, 0x000000003e4b16ecull,
+    0x00000000bd3f4176ull, 0x00000000bfee4180ull, 0x00000000c0e52f83ull, 0x00000000bf227938ull,
+    0x00000000bed1cd7eull, 0x00000000bea7aa7eull, 0x00000000bf3211bbull, 0x00000000ff800000ull,
+    0x000000007f800000ull, 0x00000000bf2712d9ull, 0x00000000bf01c80dull, 0x00000000bf361498ull,
+    0x00000000405fe50cull, 0x00000000bfbc4e31ull, 0x000000004073c273ull, 0x00000000bfbc4e31ull,
+    0x000000004030cb14ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000080000000ull,
+    0x0000000000000000ull, 0x00000000bfa308cfull, 0x000000004053fb71ull, 0x00000000bf793775ull,
+    0x0000000000000000ull, 0x00000000be467aaaull, 0x0000000000000000ull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x00000000bd08d8feull, 0x000000003eef85bbull, 0x00000000bd08d8ffull,
+    0x000000003eef85bcull, 0x00000000c0103e0full, 0x00000000c0242208ull, 0x000000003f537cdaull,
+    0x00000000bd31e137ull, 0x000000003f537cdbull, 0x00000000bd31e138ull, 0x00000000c07e90dbull,
+    0x000000003fe8150aull, 0x00000000c0b97be4ull, 0x00000000417bc87full, 0x000000003e0bd913ull,
+    0x000000003dd50533ull, 0x00000000befc4b39ull, 0x00000000bf1d8aafull, 0x00000000e528fd93ull,
+    0x0000000022835b45ull, 0x0000000053fa9247ull, 0x00000000924ac2f5ull, 0x00000000bff1de9cull,
+    0x00000000bea67c33ull, 0x00000000bfa308cfull, 0x000000004053fb71ull, 0x0000000000000000ull,
+    0x0000000000000000ull, 0x00000000c0103e0full, 0x00000000c028f3bcull, 0x00000000c07e90dbull,
+    0x0000000040a32c08ull, 0x00000000befc4b39ull, 0x00000000bf0c5056ull, 0x00000000bff1de9cull,
+    0x00000000546cbd98ull, 0x00000000a648a7a4ull, 0x00000000cbca2f4dull, 0x000000002a5ada63ull,
+    0x000000003ce140f1ull, 0x00000000406b32fbull, 0x00000000c055ae30ull, 0x000000006874b2dcull,
+    0x00000000c2f2d8d7ull, 0x000000003d2afc60ull, 0x00000000bf346359ull, 0x000000003d2afc60ull,
+    0x00000000bf34635aull, 0x00000000bf4a52bfull, 0x000000003f7d5addull, 0x000000003f90cd70ull,
+    0x00000000be90f8ebull, 0x00000000be90f8ebull, 0x000000003fbb4960ull, 0x00000000dc89866bull,
+    0x000000007a093d75ull, 0x00000000408a23b0ull, 0x000000003f688b41ull, 0x000000003f2d0c2dull,
+    0x00000000c078292bull, 0x00000000bed12434ull, 0x000000003fcc9e95ull, 0x0000000040920b33ull,
+    0x00000000be673029ull, 0x000000003d9cf55eull, 0x000000003f6dace5ull, 0x00000000c0b8e314ull,
+    0x000000003f406c46ull, 0x000000008000184eull, 0x00000000a4e26323ull, 0x00000000139bb895ull,
+    0x000000003d9974ccull, 0x000000003f522b22ull, 0x0000000040547666ull, 0x00000000c22a8f71ull,
+    0x00000000bfb3c6a1ull, 0x0000000078bbcfdcull, 0x0000000079bb9788ull, 0x00000000bc00f92bull,
+    0x00000000bed3154eull, 0x00000000bf9ceaf1ull, 0x000000003f4f4236ull, 0x00000000ff800000ull,
+    0x00000000423137cbull, 0x00000000c0cbc5caull, 0x000000003e138b83ull, 0x000000004079aab1ull,
+    0x00000000409d94b1ull, 0x00000000bfc59696ull, 0x00000000bf8d7817ull, 0x00000000bfb13452ull,
+    0x00000000bf8d7817ull, 0x000000006f1d8de0ull, 0x000000009fbce619ull, 0x00000000e3deabacull,
+    0x00000000139f10a3ull, 0x000000003fc32699ull, 0x000000003f935452ull, 0x00000000c5916175ull,
+    0x000000003b301cecull, 0x000000003b301cecull, 0x00000000a61b4ecfull, 0x000000003ebc65c5ull,
+    0x00000000401562e3ull, 0x000000003e5d4a4aull, 0x00000000be4e6b30ull, 0x00000000be4e6b30ull,
+    0x00000000be7883b2ull, 0x00000000c07b4db3ull, 0x000000003d6b1fc9ull, 0x00000000bf800000ull,
+    0x00000000bf800000ull, 0x00000000c0000000ull, 0x0000000040000000ull, 0x000000004054d8b0ull,
+    0x000000003f91e374ull, 0x00000000bf63ee80ull, 0x000000004c53bf01ull, 0x000000004c53bf01ull,
+    0x00000000dc8b0028ull, 0x00000000403983fcull, 0x00000000beaa4eecull, 0x000000003fc32699ull,
+    0x000000003f935452ull, 0x000000003eb92f9eull, 0x00000000401562e3ull, 0x00000000c07a901dull,
+    0x000000003d6b1fc9ull, 0x00000000408ee535ull, 0x000000003f91e374ull, 0x000000004b8cde1full,
+    0x00000000beaa4eecull, 0x00000000befc420aull, 0x000000003f3750b6ull, 0x00000000befc420bull,
+    0x000000003f3750b7ull, 0x0000000000000000ull, 0x000000009f5c8eb6ull, 0x00000000aae56407ull,
+    0x00000000aae56407ull, 0x0000000039b45717ull, 0x000000003eb3766full, 0x00000000bf800000ull,
+    0x00000000c26037f7ull, 0x00000000c1427c58ull, 0x00000000999cfa78ull, 0x00000000c27142d3ull,
+    0x00000000be45c055ull, 0x000000003f730fdbull, 0x00000000be45c055ull, 0x000000003f730fdbull,
+    0x00000000cc9d541dull, 0x000000004c9d541dull, 0x00000000cb7fffffull, 0x000000004b800000ull,
+    0x0000000000000000ull, 0x000000000a21f93cull, 0x00000000bf800000ull, 0x00000000282855d2ull,
+    0x00000000eb5bbc57ull, 0x000000003f9c6a07ull, 0x00000000bed91434ull, 0x00000000bed91434ull,
+    0x000000003f9bb6b4ull, 0x0000000074ca4dfcull, 0x0000000000000000ull, 0x00000000319afb4cull,
+    0x0000000093951fe6ull, 0x0000000000000000ull, 0x000000003f6e5014ull, 0x000000003ea61d62ull,
+    0x000000003ea61d62ull, 0x000000003f6f6287ull, 0x0000000000000000ull, 0x000000003fc96d57ull,
+    0x000000003efe71c7ull, 0x000000003efe71c7ull, 0x000000003f613d00ull, 0x000000003fa091e0ull,
+    0x0000000000000000ull, 0x000000003ecad54cull, 0x000000003f59a8d7ull, 0x0000000000000000ull,
+    0x0000000040e13887ull, 0x00000000be7d8c6aull, 0x000000003f26be2eull, 0x0000000040540d5bull,
+    0x000000003f800000ull, 0x000000003f800000ull, 0x00000000bf800000ull, 0x00000000c0000000ull,
+    0x00000000c069e777ull, 0x000000003f3d4ab0ull, 0x000000003e9cabceull, 0x00000000c0717380ull,
+    0x000000002c74d30aull, 0x000000004a4ba345ull, 0x000000004a4ba345ull, 0x000000009fad1a47ull,
+    0x0000000040400000ull, 0x0000000000000000ull, 0x00000000c0400000ull, 0x000000003f800000ull,
+    0x00000000eed5572cull, 0x000000003f0a4098ull, 0x00000000db8c5f36ull, 0x000000002ca9dc49ull,
+    0x000000004029c9f4ull, 0x0000000000000000ull, 0x000000003d9bd5cdull, 0x000000003fe8c9dcull,
+    0x0000000000000000ull, 0x000000003f800000ull, 0x0000000000000000ull, 0x0000000000000000ull,
+    0x00000000c0000000ull, 0x0000000000000002ull, 0x00000000c069e777ull, 0x0000000000000000ull,
+    0x000000003f05d04cull, 0x00000000c0717380ull, 0x0000000000000001ull, 0x0000000035fa598full,
+    0x0000000000000000ull, 0x0000000053d03bd3ull, 0x000000009fad1a47ull, 0x0000000000000002ull,
+    0x000000003fddb3d7ull, 0x0000000000000000ull, 0x00000000bf5db3d8ull, 0x000000003efffffeull,
+    0x0000000000000000ull, 0x00000000eed5572cull, 0x0000000000000000ull, 0x00000000db0c5f36ull,
+    0x000000002ca9dc49ull, 0x0000000000000001ull, 0x000000003fddb3d7ull, 0x0000000000000000ull,
+    0x000000003f13cd3aull, 0x00000000bf800000ull, 0x00000000c02c3fb2ull, 0x000000003e5c1242ull,
+    0x00000000bfa2479aull, 0x000000003f8e576aull, 0x0000000080000000ull, 0x0000000000000000ull,
+    0x0000000080000000ull, 0x0000000000000000ull, 0x000000003f138476ull, 0x00000000405a6dc2ull,
+    0x00000000c0813c54ull, 0x0000000000000000ull, 0x00000000be2dfa82ull, 0x00000000409f3cdeull,
+    0x0000000040363fe9ull, 0x000000003f565c6eull, 0x000000003fc39165ull, 0x000000003ec29d71ull,
+    0x000000003ec29d71ull, 0x000000003feb5ca3ull, 0x000000004068a841ull, 0x0000000040733514ull,
+    0x000000003e6b4cb5ull, 0x0000000000000000ull, 0x00000000bf933bf4ull, 0x00000000bf14d886ull,
+    0x00000000be465c5cull, 0x00000000be9423caull, 0x00000000ffc00000ull, 0x00000000ffc00000ull,
+    0x000000003e31886eull, 0x000000003ced6212ull, 0x000000003fac0e66ull, 0x000000003f5b40b7ull,
+    0x00000000c1b27eaaull, 0x00000000c06e5a80ull, 0x00000000bf4c8374ull, 0x00000000bf1b4b21ull,
+    0x00000000bf4c8374ull, 0x00000000bf1b4b22ull, 0x00000000bfb4bdc0ull, 0x000000003bd67580ull,
+    0x000000003f40e591ull, 0x00000000bf284e4aull, 0x000000003f284e4aull, 0x000000003f40e591ull,
+    0x000000003f0efeceull, 0x00000000bdb6ef30ull, 0x00000000bdb6ef30ull, 0x000000003f323e43ull,
+    0x000000003f03bfbeull, 0x000000003f3d7d54ull, 0x000000003f65b856ull, 0x00000000bee1f63cull,
+    0x000000003ee1f63cull, 0x000000003f65b856ull, 0xbfe73017009e3888ull, 0x3ff0000000000000ull,
+    0x7ff0000000000000ull, 0xbfecf3fb6f7884e8ull, 0x3fded47e928ec4c0ull, 0x7ff0000000000000ull,
+    0x3fb51a0b379585c0ull, 0x3ff2799b7a48a575ull, 0x4023173ab69e0931ull, 0xbff25d05133afe18ull,
+    0xbfca3fe1d3b5d8cbull, 0xc00a4317f859393aull, 0xbfd2052aa2ae2dcbull, 0x3fe37908ce96f320ull,
+    0x3fdcc5f0e627d1a8ull, 0xbfde582e3fb4ee7bull, 0x4003c61432e921cbull, 0x4004225ea8da7c2dull,
+    0xc006ad80ab73579dull, 0xc00ebae18d96e874ull, 0xbfe3004b010ae15full, 0xbfe9bf791dbc1a44ull,
+    0x40176262ec2d7378ull, 0xbff7f87188e57e4bull, 0xc025e6731d6908f5ull, 0x3fef559a8baaeb9dull,
+    0xc02b63914e006e88ull, 0xbfe6e960788cc26dull, 0xc0629c4247f6657dull, 0xc01a257bf3e0372eull,
+    0xc053a5e2d16797edull, 0xc02046cf96a86113ull, 0x3fc543bc917031feull, 0xbff04b293133764full,
+    0x400b2fc118f249e5ull, 0xbfc80bb88bf92d70ull, 0x3fd3ef2aa2c0c7f4ull, 0xc0010325135817e8ull,
+    0xbfc62cfd5e71fe3aull, 0xbfb9866fa9a4d7c0ull, 0x401359176a84c3e0ull, 0x403295bfdd690a24ull,
+    0x3fe788d22945983aull, 0xc0059a1a2a84fa33ull, 0xbfb20151152e286eull, 0x3fb3504af9145e11ull,
+    0xc00cea2f786599fcull, 0xbfd54111c7d9542dull, 0x3fcaca61f6bad05aull, 0xbfe3d71b5f8705bfull,
+    0x4010cae6e95f44bdull, 0xc02655272008c949ull, 0xbfee4273930ffad1ull, 0xbffaa83d2d457a33ull,
+    0xc02c966b40bcc022ull, 0x3fdcead3ed95cbefull, 0xbfc10d9ff1cd46eaull, 0x3fd2f963325b7e0aull,
+    0xbfd4971f611c1e29ull, 0x40106b38960a7694ull, 0x3fc6a1fa981e7c32ull, 0xc0121f715f9e3da0ull,
+    0x3ff72a668f4f9ea2ull, 0x4026aa834628e896ull, 0x3fce1334051474deull, 0xbffcac7448bc3966ull,
+    0x3fcd7bb20325fcb9ull, 0xbfd90d12b8fb59edull, 0x4002b6c3aa9e880bull, 0x401e36094384fac7ull,
+    0x4002bf0ac612b314ull, 0xc03466e506a78178ull, 0x400947c90ee5f4c6ull, 0x4000000000000000ull,
+    0xb28e9f094b5c5195ull, 0x0000000000000000ull, 0x3fec46063d7d40baull, 0xc008000000000000ull,
+    0x3ffc407e99a47b9bull, 0x400615a0c3dc07aeull, 0xbfb532415e70ff14ull, 0xc0184ae96d0f21f0ull,
+    0xbfdf85b412f79369ull, 0x3fc601e6fac2b8e0ull, 0x3fe66806851bb42dull, 0xc0003825e0de49a4ull,
+    0x3fec1a1c4bb163ecull, 0xbfc820772751dbdeull, 0xbfce6b6eef9a262bull, 0x3fc8cd1685fb1b42ull,
+    0x402631e5c9d8e56aull, 0xc015b2e928b0d048ull, 0xbfbdbd639cd1553full, 0x3fb83f309adedde7ull,
+    0x3fb7966ce26d775dull, 0x4027c56b13b15d24ull, 0xbfb76ba608ef87c7ull, 0x4077abe7aee45ebdull,
+    0xc04cd35b032684c8ull, 0x4008000000000000ull, 0x4037148a803cb440ull, 0x4008000000000000ull,
+    0x4094401d59300b14ull, 0x401657ca52fb5ad4ull, 0x41777d983f06a100ull, 0xbfff934c35895208ull,
+    0x3fd247eae341c10eull, 0xc01a42c0bc786c06ull, 0x3fb567b6203a3b7cull, 0x3ffde7ef68918061ull,
+    0x402fa0fcac670db2ull, 0xc008000000000000ull, 0xc00fbb700908e51full, 0xbfe054e5c9982668ull,
     0xbfdf437e2c6c9b01ull, 0x3febec11a5ac7ff8ull, 0xc003f89efb8c64fbull, 0xbfe33e4c6422c1d7ull,
     0xbfd4f17b682dec0full, 0xbfd43d87ff135b92ull, 0x3fe35b03812cca64ull, 0xbfc8fc341b2715bbull,
     0x3ffe2099969d1235ull, 0xbfcb4552da62d711ull, 0x3fe9dc1048b221b8ull, 0x3fda64950f404b50ull,
@@ -16394,11 +16871,11 @@ static const uint64_t aether_selftest_words[3264] = {
     0x40273fd45d87a1cfull, 0xbfc1ac2580e4c4c9ull, 0x00000000bf800000ull, 0x00000000bf576aa4ull,
     0x000000003f0a5141ull, 0x00000000bf3b4f6full, 0x00000000bf2b09fdull, 0x3fe257b92a7af989ull,
     0x3fe15ac5592d41dfull, 0x3feae2a24def7d72ull, 0xc02a777bdab37e9full, 0xbfe3cbce80436d64ull,
-    0x00000000be62ae76ull, 0x00000000be60d5aaull, 0x000000003f79c0c8ull, 0x00000000bef4f0feull,
-    0x00000000beebb45bull, 0xc00c9afa4bd32c41ull, 0x3fdaeab76c54f748ull, 0xbfed0840865f96c5ull,
-    0xbfcbe4e152530d53ull, 0xbfcbac7e7461c42full, 0x00000000c120b942ull, 0x000000003f14d6c6ull,
-    0x00000000bf504929ull, 0x0000000040800000ull, 0x00000000bf41bdcfull, 0x3ff0000000000000ull,
-    0x3feaed548f090ceeull, 0x3fe14a280fb5068cull, 0xc02b77c60f92e532ull, 0xbfed6ef9b7102b36ull,
+    0x000000003f52d16cull, 0x00000000be23c68full, 0x0000000080000000ull, 0x000000003d2aaaaaull,
+    0x0010000000000000ull, 0xbfc5555555555555ull, 0xc000000000000000ull, 0x3fa6ceb802194ff0ull,
+    0x00000000c120b942ull, 0x000000003f14d6c6ull, 0x00000000bf504929ull, 0x0000000040800000ull,
+    0x00000000bf41bdcfull, 0x3ff0000000000000ull, 0x3feaed548f090ceeull, 0x3fe14a280fb5068cull,
+    0xc02b77c60f92e532ull, 0xbfed6ef9b7102b36ull,
 };
 
 #define AETHER_SELFTEST_CAP 64u
@@ -16481,7 +16958,7 @@ static inline void aether_selftest_problem(aether_selftest_text *t, int *count, 
    AETHER_SELFTEST_DEVICE. */
 static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *n_got, uint64_t *probe_out, char *line, size_t size)
 {
-    const unsigned count = 213u;
+    const unsigned count = 231u;
     unsigned i;
     if (!on_device) {
         aether_selftest_run_probes(aether_selftest_probes, probe_out);
@@ -16540,8 +17017,8 @@ static inline int aether_selftest_execute(int on_device, uint64_t *got, size_t *
    terminated) naming each problem, or "...: ok: ..." when there is none. */
 static inline int aether_cuda_selftest_on(int on_device, char *message, size_t size)
 {
-    static uint64_t got[213u * AETHER_SELFTEST_CAP + 1u];
-    static size_t n_got[213u + 1u];
+    static uint64_t got[231u * AETHER_SELFTEST_CAP + 1u];
+    static size_t n_got[231u + 1u];
     uint64_t probe[AETHER_SELFTEST_PROBES];
     int flushed = 0, flushed_operand = 0;
     aether_selftest_text t;
@@ -16577,7 +17054,7 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         snprintf(line, sizeof line, "subnormal operands are read as zero on the %s (the smallest subnormal times 2^p gives zero): %s", where, cause);
         aether_selftest_problem(&t, &count, line);
     }
-    for (i = 0; i < 213u; ++i) {
+    for (i = 0; i < 231u; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         const uint64_t *mine = got + (size_t)i * AETHER_SELFTEST_CAP;
@@ -16596,13 +17073,13 @@ static inline int aether_cuda_selftest_on(int on_device, char *message, size_t s
         aether_selftest_problem(&t, &count, line);
     }
     if (failed > 0u) {
-        snprintf(line, sizeof line, "%u of 213 witnesses fail on the %s%s", failed, where,
+        snprintf(line, sizeof line, "%u of 231 witnesses fail on the %s%s", failed, where,
                  status != 0 ? ", as they may under the flush above" : ": this build does not follow the contract (built with AETHER_UNSAFE_ALLOW_CONTRACTION, or a compiler that changed an operation)");
         status |= AETHER_SELFTEST_WITNESS;
         aether_selftest_problem(&t, &count, line);
     }
     if (status == 0) {
-        snprintf(line, sizeof line, ": ok: 213 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
+        snprintf(line, sizeof line, ": ok: 231 witnesses of 25 rules, no flush of subnormals, contract %s", AETHER_CONTRACT_ID);
         aether_selftest_put(&t, line);
     }
     return status;

@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
+#define AETHER_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -226,6 +226,15 @@ aether_pairf aether_f32_two_sum(float a, float b);
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 float aether_pairf_value(aether_pairf p);
+float aether_f32_sin_poly(float u);
+float aether_f32_cos_poly(float u);
+float aether_f32_tan_poly(float u);
+float aether_f32_atan_poly(float u);
+float aether_f32_asin_poly(float z);
+float aether_f32_exp_poly(float r);
+float aether_f32_exp2_poly(float r);
+float aether_f32_log_poly(float z);
+float aether_f32_pow_poly(float z);
 aether_vec2f aether_f32_sincos(float a);
 float aether_f32_sin(float a);
 float aether_f32_cos(float a);
@@ -2441,6 +2450,96 @@ float aether_pairf_value(aether_pairf p)
     return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h);
 }
 
+/* aether_f32_sin_poly: S(u) of sin, in sincos's step 2 (sin r = r + (r u S(u) + rl), u = r r): Horner in u, f32 4 coefficients, f64 7, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f)))))); */
+float aether_f32_sin_poly(float u)
+{
+    return (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f))))));
+}
+
+/* aether_f32_cos_poly: C(u) of cos, in sincos's step 2 (cos r = w + ((u u C(u) - r rl) + lost), u = r r): Horner in u, f32 3 coefficients, f64 6, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3D2AAAAA) + u * (f32_bits(0xBAB60969) + u * f32_bits(0x37CDEC32))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f)))); */
+float aether_f32_cos_poly(float u)
+{
+    return (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f))));
+}
+
+/* aether_f32_tan_poly: P(u) of tan, in its step 2 (pt = (v u) P(u), u = v v): Horner in u, f32 6 coefficients, f64 13, fitted on [0, (43/64)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))); */
+float aether_f32_tan_poly(float u)
+{
+    return (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f))))))))));
+}
+
+/* aether_f32_atan_poly: P(u) of atan and atan2 (p = (t u) P(u), u = t t): Horner in u, f32 5 coefficients, f64 12, fitted on [0, (7/16)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))); */
+float aether_f32_atan_poly(float u)
+{
+    return (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f))))))));
+}
+
+/* aether_f32_asin_poly: P(z) of asin and acos, in their step 2 (w = z P(z)): Horner in z, f32 6 coefficients, f64 13, fitted on [0, 1/4]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))); */
+float aether_f32_asin_poly(float z)
+{
+    return (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f))))))))));
+}
+
+/* aether_f32_exp_poly: P(r) of exp and pow, in exp's step 3 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-ln 2 / 2, ln 2 / 2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F000000) + r * (f32_bits(0x3E2AAAAB) + r * (f32_bits(0x3D2AAA72) + r * (f32_bits(0x3C088870) + r * (f32_bits(0x3AB6A488) + r * f32_bits(0x3950951A)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))); */
+float aether_f32_exp_poly(float r)
+{
+    return (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f))))))))));
+}
+
+/* aether_f32_exp2_poly: P(r) of exp2 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-1/2, 1/2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3E75FDF0) + r * (f32_bits(0x3D635847) + r * (f32_bits(0x3C1D952A) + r * (f32_bits(0x3AAEC3E0) + r * (f32_bits(0x392209C5) + r * f32_bits(0x37804510)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.2402265071868896484375f + (r * (0.0555041097104549407958984375f + (r * (0.00961808301508426666259765625f + (r * (0.0013333521783351898193359375f + (r * (0.000154531633597798645496368408203125f + (r * 0.00001529094879515469074249267578125f)))))))))); */
+float aether_f32_exp2_poly(float r)
+{
+    return (0.2402265071868896484375f + (r * (0.0555041097104549407958984375f + (r * (0.00961808301508426666259765625f + (r * (0.0013333521783351898193359375f + (r * (0.000154531633597798645496368408203125f + (r * 0.00001529094879515469074249267578125f))))))))));
+}
+
+/* aether_f32_log_poly: P(z) of log and log2, in log's step 2 (rz = z P(z), z = s s): Horner in z, f32 3 coefficients, f64 7, fitted on [0, 0.0295]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F2AAAAE) + z * (f32_bits(0x3ECCBE08) + z * f32_bits(0x3E9775ED))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666686534881591796875f + (z * (0.3998873233795166015625f + (z * 0.2958215773105621337890625f)))); */
+float aether_f32_log_poly(float z)
+{
+    return (0.66666686534881591796875f + (z * (0.3998873233795166015625f + (z * 0.2958215773105621337890625f))));
+}
+
+/* aether_f32_pow_poly: P(z) of pow's own log, in its step 2 (t = (sh z) P(z), z = sh sh): Horner in z, f32 2 coefficients, f64 4, fitted on [0, 0.00047]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.666666686534881591796875f + (z * 0.4001343250274658203125f)); */
+float aether_f32_pow_poly(float z)
+{
+    return (0.666666686534881591796875f + (z * 0.4001343250274658203125f));
+}
+
 /* aether_f32_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
        red = reduce_half_pi(a)
@@ -2448,12 +2547,12 @@ float aether_pairf_value(aether_pairf p)
        r = red.y
        rl = red.z
        u = r * r
-       ps = r * u * (f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9))))
+       ps = r * u * sin_poly(u)
        sr = r + (ps + rl)
        hu = 0.5 * u
        w = 1 - hu
        lost = (1 - w) - hu
-       pc = u * u * (f32_bits(0x3D2AAAAA) + u * (f32_bits(0xBAB60969) + u * f32_bits(0x37CDEC32)))
+       pc = u * u * cos_poly(u)
        cr = w + ((pc - r * rl) + lost)
        fq = ((k * 0.25 - 0.375) + 12582912) - 12582912
        q = k - 4 * fq
@@ -2677,7 +2776,7 @@ float aether_f32_cos(float a)
        cl = b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E))))
        t = num / den
        u = t * t
-       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       p = t * u * atan_poly(u)
        r = ch + (t + (p + cl))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
@@ -2752,7 +2851,7 @@ float aether_f32_atan(float x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
-       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       p = t * u * atan_poly(u)
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f32_bits(0x40490FDB) : (b2 ? f32_bits(0x402B6374) : (b3 ? f32_bits(0x4016CBE4) : (b4 ? f32_bits(0x400A29C3) : f32_bits(0x3FC90FDB))))) : (b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB)))))
        cl = xneg ? (b1 ? f32_bits(0xB3BBBD2E) : (b2 ? f32_bits(0xB3C680A5) : (b3 ? f32_bits(0xB1CCDE2E) : (b4 ? f32_bits(0xB138A11D) : f32_bits(0xB33BBD2E))))) : (b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E)))))
@@ -3044,7 +3143,7 @@ float aether_f32_log(float x)
        r = xc - k
        rh = (r + 6144) - 6144
        rl = r - rh
-       p = r * r * (f32_bits(0x3E75FDF0) + r * (f32_bits(0x3D635847) + r * (f32_bits(0x3C1D952A) + r * (f32_bits(0x3AAEC3E0) + r * (f32_bits(0x392209C5) + r * f32_bits(0x37804510))))))
+       p = r * r * exp2_poly(r)
        t = rh * f32_bits(0x3F317000)
        hi = 1 + t
        lo = (1 - hi) + t
@@ -3277,7 +3376,7 @@ float aether_f32_log2(float x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        sl = (((d - ph) + pn) - sh * sl0) / sh0
        z = sh * sh
-       t = sh * z * (f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68))
+       t = sh * z * pow_poly(z)
        a1 = k * f32_bits(0x3F317200)
        t1 = a1 + ch
        e1 = ch - (t1 - a1)
@@ -3604,7 +3703,7 @@ float aether_f32_pow(float x, float y)
        v = big ? y : r
        vl = big ? yl - (y - yh) : rl
        u = v * v
-       pt = v * u * (f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD)))))))
+       pt = v * u * tan_poly(u)
        tq = v + pt
        lo = pt + (vl + vl * (tq * tq))
        te = v + lo
@@ -7129,6 +7228,123 @@ __kernel void aether_pairf_value_batch(__global const float *p, __global float *
     }
 }
 
+/* aether_f32_sin_poly_batch: out[i] = aether_f32_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sin_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_cos_poly_batch: out[i] = aether_f32_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_cos_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_tan_poly_batch: out[i] = aether_f32_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_tan_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_atan_poly_batch: out[i] = aether_f32_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_atan_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_asin_poly_batch: out[i] = aether_f32_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_asin_poly_batch(__global const float *z, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_exp_poly_batch: out[i] = aether_f32_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp_poly_batch(__global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_exp2_poly_batch: out[i] = aether_f32_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp2_poly_batch(__global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_log_poly_batch: out[i] = aether_f32_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_log_poly_batch(__global const float *z, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_pow_poly_batch: out[i] = aether_f32_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_pow_poly_batch(__global const float *z, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_pow_poly(v_z);
+        out[i] = result;
+    }
+}
+
 /* aether_f32_sincos_batch: out[i] = aether_f32_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_sincos_batch(__global const float *a, __global float *out, ulong n)
 {
@@ -7789,6 +8005,15 @@ aether_paird aether_f64_two_sum(double a, double b);
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 double aether_paird_value(aether_paird p);
+double aether_f64_sin_poly(double u);
+double aether_f64_cos_poly(double u);
+double aether_f64_tan_poly(double u);
+double aether_f64_atan_poly(double u);
+double aether_f64_asin_poly(double z);
+double aether_f64_exp_poly(double r);
+double aether_f64_exp2_poly(double r);
+double aether_f64_log_poly(double z);
+double aether_f64_pow_poly(double z);
 aether_vec2d aether_f64_sincos(double a);
 double aether_f64_sin(double a);
 double aether_f64_cos(double a);
@@ -10004,6 +10229,96 @@ double aether_paird_value(aether_paird p)
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
 }
 
+/* aether_f64_sin_poly: S(u) of sin, in sincos's step 2 (sin r = r + (r u S(u) + rl), u = r r): Horner in u, f32 4 coefficients, f64 7, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))); */
+double aether_f64_sin_poly(double u)
+{
+    return (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))));
+}
+
+/* aether_f64_cos_poly: C(u) of cos, in sincos's step 2 (cos r = w + ((u u C(u) - r rl) + lost), u = r r): Horner in u, f32 3 coefficients, f64 6, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FA5555555555555) + u * (f64_bits(0xBF56C16C16C16966) + u * (f64_bits(0x3EFA01A019F4E867) + u * (f64_bits(0xBE927E4FA17A41B4) + u * (f64_bits(0x3E21EEB68B109173) + u * f64_bits(0xBDA907D7AEBD5E3D)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))); */
+double aether_f64_cos_poly(double u)
+{
+    return (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))));
+}
+
+/* aether_f64_tan_poly: P(u) of tan, in its step 2 (pt = (v u) P(u), u = v v): Horner in u, f32 6 coefficients, f64 13, fitted on [0, (43/64)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A)))))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))); */
+double aether_f64_tan_poly(double u)
+{
+    return (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625))))))))))))))))))))))));
+}
+
+/* aether_f64_atan_poly: P(u) of atan and atan2 (p = (t u) P(u), u = t t): Horner in u, f32 5 coefficients, f64 12, fitted on [0, (7/16)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8)))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))); */
+double aether_f64_atan_poly(double u)
+{
+    return (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125))))))))))))))))))))));
+}
+
+/* aether_f64_asin_poly: P(z) of asin and acos, in their step 2 (w = z P(z)): Horner in z, f32 6 coefficients, f64 13, fitted on [0, 1/4]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8))))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))); */
+double aether_f64_asin_poly(double z)
+{
+    return (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))));
+}
+
+/* aether_f64_exp_poly: P(r) of exp and pow, in exp's step 3 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-ln 2 / 2, ln 2 / 2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE0000000000000) + r * (f64_bits(0x3FC5555555555557) + r * (f64_bits(0x3FA5555555555556) + r * (f64_bits(0x3F8111111110FF8B) + r * (f64_bits(0x3F56C16C16C16214) + r * (f64_bits(0x3F2A01A01AC9DE9E) + r * (f64_bits(0x3EFA01A01A74077A) + r * (f64_bits(0x3EC71DDFFF6573D6) + r * (f64_bits(0x3E927E4DA1E12FB1) + r * (f64_bits(0x3E5AF5282AACDB2E) + r * f64_bits(0x3E21F75A3CAADFF5))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))); */
+double aether_f64_exp_poly(double r)
+{
+    return (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625))))))))))))))))))));
+}
+
+/* aether_f64_exp2_poly: P(r) of exp2 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-1/2, 1/2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FCEBFBDFF82C58F) + r * (f64_bits(0x3FAC6B08D704A0C2) + r * (f64_bits(0x3F83B2AB6FBA4E78) + r * (f64_bits(0x3F55D87FE78A5276) + r * (f64_bits(0x3F2430912F86BF52) + r * (f64_bits(0x3EEFFCBFC670DCD4) + r * (f64_bits(0x3EB62C022401B97D) + r * (f64_bits(0x3E7B524FAE627834) + r * (f64_bits(0x3E3E4CF1CD08D4B8) + r * (f64_bits(0x3DFE9D3FE3952179) + r * f64_bits(0x3DBC48F769AD2C46))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.2402265069591007218274825163462082855403423309326171875 + (r * (0.05550410866482159699675236197435879148542881011962890625 + (r * (0.00961812910762847861345647970665595494210720062255859375 + (r * (0.0013333558146416935562272865212207761942408978939056396484375 + (r * (0.0001540353039337591400416427322994650239706970751285552978515625 + (r * (0.0000152527338298361192351661197452727947165840305387973785400390625 + (r * (0.000001321548680290393124029291356535953383399828453548252582550048828125 + (r * (0.00000010178062445845773667608209940571573071110833552666008472442626953125 + (r * (0.00000000705489995637264875238804195771435967543538936297409236431121826171875 + (r * (0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625 + (r * 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375)))))))))))))))))))); */
+double aether_f64_exp2_poly(double r)
+{
+    return (0.2402265069591007218274825163462082855403423309326171875 + (r * (0.05550410866482159699675236197435879148542881011962890625 + (r * (0.00961812910762847861345647970665595494210720062255859375 + (r * (0.0013333558146416935562272865212207761942408978939056396484375 + (r * (0.0001540353039337591400416427322994650239706970751285552978515625 + (r * (0.0000152527338298361192351661197452727947165840305387973785400390625 + (r * (0.000001321548680290393124029291356535953383399828453548252582550048828125 + (r * (0.00000010178062445845773667608209940571573071110833552666008472442626953125 + (r * (0.00000000705489995637264875238804195771435967543538936297409236431121826171875 + (r * (0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625 + (r * 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375))))))))))))))))))));
+}
+
+/* aether_f64_log_poly: P(z) of log and log2, in log's step 2 (rz = z P(z), z = s s): Horner in z, f32 3 coefficients, f64 7, fitted on [0, 0.0295]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE5555555555558) + z * (f64_bits(0x3FD99999999951F5) + z * (f64_bits(0x3FD2492492E0B70C) + z * (f64_bits(0x3FCC71C62C42DB89) + z * (f64_bits(0x3FC7462BE245EAE3) + z * (f64_bits(0x3FC39FD25D62AB23) + z * f64_bits(0x3FC2B6776A1BF0B9))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666666666666696272613990004174411296844482421875 + (z * (0.399999999998981892179727992697735317051410675048828125 + (z * (0.2857142862657020554451037241960875689983367919921875 + (z * (0.2222221103781658879672278317229938693344593048095703125 + (z * (0.1818289618348308545048297446555807255208492279052734375 + (z * (0.1533148723586573447530412295236601494252681732177734375 + (z * 0.1461934345351261488321625847675022669136524200439453125)))))))))))); */
+double aether_f64_log_poly(double z)
+{
+    return (0.66666666666666696272613990004174411296844482421875 + (z * (0.399999999998981892179727992697735317051410675048828125 + (z * (0.2857142862657020554451037241960875689983367919921875 + (z * (0.2222221103781658879672278317229938693344593048095703125 + (z * (0.1818289618348308545048297446555807255208492279052734375 + (z * (0.1533148723586573447530412295236601494252681732177734375 + (z * 0.1461934345351261488321625847675022669136524200439453125))))))))))));
+}
+
+/* aether_f64_pow_poly: P(z) of pow's own log, in its step 2 (t = (sh z) P(z), z = sh sh): Horner in z, f32 2 coefficients, f64 4, fitted on [0, 0.00047]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))); */
+double aether_f64_pow_poly(double z)
+{
+    return (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625))))));
+}
+
 /* aether_f64_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
        red = reduce_half_pi(a)
@@ -10011,12 +10326,12 @@ double aether_paird_value(aether_paird p)
        r = red.y
        rl = red.z
        u = r * r
-       ps = r * u * (f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19)))))))
+       ps = r * u * sin_poly(u)
        sr = r + (ps + rl)
        hu = 0.5 * u
        w = 1 - hu
        lost = (1 - w) - hu
-       pc = u * u * (f64_bits(0x3FA5555555555555) + u * (f64_bits(0xBF56C16C16C16966) + u * (f64_bits(0x3EFA01A019F4E867) + u * (f64_bits(0xBE927E4FA17A41B4) + u * (f64_bits(0x3E21EEB68B109173) + u * f64_bits(0xBDA907D7AEBD5E3D))))))
+       pc = u * u * cos_poly(u)
        cr = w + ((pc - r * rl) + lost)
        fq = ((k * 0.25 - 0.375) + 6755399441055744) - 6755399441055744
        q = k - 4 * fq
@@ -10240,7 +10555,7 @@ double aether_f64_cos(double a)
        cl = b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07))))
        t = num / den
        u = t * t
-       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       p = t * u * atan_poly(u)
        r = ch + (t + (p + cl))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
@@ -10315,7 +10630,7 @@ double aether_f64_atan(double x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
-       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       p = t * u * atan_poly(u)
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f64_bits(0x400921FB54442D18) : (b2 ? f64_bits(0x40056C6E7397F5AE) : (b3 ? f64_bits(0x4002D97C7F3321D2) : (b4 ? f64_bits(0x400145385FA3AF71) : f64_bits(0x3FF921FB54442D18))))) : (b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18)))))
        cl = xneg ? (b1 ? f64_bits(0x3CA1A62633145C07) : (b2 ? f64_bits(0x3CA660B64ECE6F4B) : (b3 ? f64_bits(0x3C9A79394C9E8A0A) : (b4 ? f64_bits(0x3CAFA53523B6428F) : f64_bits(0x3C91A62633145C07))))) : (b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07)))))
@@ -10643,7 +10958,7 @@ double aether_f64_log(double x)
        r = xc - k
        rh = (r + 100663296) - 100663296
        rl = r - rh
-       p = r * r * (f64_bits(0x3FCEBFBDFF82C58F) + r * (f64_bits(0x3FAC6B08D704A0C2) + r * (f64_bits(0x3F83B2AB6FBA4E78) + r * (f64_bits(0x3F55D87FE78A5276) + r * (f64_bits(0x3F2430912F86BF52) + r * (f64_bits(0x3EEFFCBFC670DCD4) + r * (f64_bits(0x3EB62C022401B97D) + r * (f64_bits(0x3E7B524FAE627834) + r * (f64_bits(0x3E3E4CF1CD08D4B8) + r * (f64_bits(0x3DFE9D3FE3952179) + r * f64_bits(0x3DBC48F769AD2C46)))))))))))
+       p = r * r * exp2_poly(r)
        t = rh * f64_bits(0x3FE62E4300000000)
        hi = 1 + t
        lo = (1 - hi) + t
@@ -10912,7 +11227,7 @@ double aether_f64_log2(double x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        sl = (((d - ph) + pn) - sh * sl0) / sh0
        z = sh * sh
-       t = sh * z * (f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48))))
+       t = sh * z * pow_poly(z)
        a1 = k * f64_bits(0x3FE62E42FEFA3800)
        t1 = a1 + ch
        e1 = ch - (t1 - a1)
@@ -11275,7 +11590,7 @@ double aether_f64_pow(double x, double y)
        v = big ? y : r
        vl = big ? yl - (y - yh) : rl
        u = v * v
-       pt = v * u * (f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A))))))))))))))
+       pt = v * u * tan_poly(u)
        tq = v + pt
        lo = pt + (vl + vl * (tq * tq))
        te = v + lo
@@ -14796,6 +15111,123 @@ __kernel void aether_paird_value_batch(__global const double *p, __global double
         v_p.hi = p[0u * n + i];
         v_p.comp = p[1u * n + i];
         const double result = aether_paird_value(v_p);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_sin_poly_batch: out[i] = aether_f64_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sin_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_cos_poly_batch: out[i] = aether_f64_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_cos_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_tan_poly_batch: out[i] = aether_f64_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_tan_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_atan_poly_batch: out[i] = aether_f64_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_atan_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_asin_poly_batch: out[i] = aether_f64_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_asin_poly_batch(__global const double *z, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_exp_poly_batch: out[i] = aether_f64_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp_poly_batch(__global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_exp2_poly_batch: out[i] = aether_f64_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp2_poly_batch(__global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_log_poly_batch: out[i] = aether_f64_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_log_poly_batch(__global const double *z, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_pow_poly_batch: out[i] = aether_f64_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_pow_poly_batch(__global const double *z, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_pow_poly(v_z);
         out[i] = result;
     }
 }

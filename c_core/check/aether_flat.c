@@ -4988,6 +4988,240 @@ static size_t aether_flat_call_paird_value(const uint64_t *in, size_t n_in, uint
     return o;
 }
 
+static size_t aether_flat_call_f32_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_sin_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_sin_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_cos_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_cos_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_tan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_tan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_atan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_atan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_asin_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_asin_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp2_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp2_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_log_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_log_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static size_t aether_flat_call_f32_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_pow_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static size_t aether_flat_call_f64_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_pow_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
 static size_t aether_flat_call_f32_sincos(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     float p_a;
@@ -12857,6 +13091,24 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_paird_combine", "pair_combine", "pair", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 4u, 2u, 0u, 0u, 0u, aether_flat_call_paird_combine },
     { "aether_pairf_value", "pair_value", "pair", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_pairf_value },
     { "aether_paird_value", "pair_value", "pair", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_paird_value },
+    { "aether_f32_sin_poly", "sin_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_sin_poly },
+    { "aether_f64_sin_poly", "sin_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_sin_poly },
+    { "aether_f32_cos_poly", "cos_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_cos_poly },
+    { "aether_f64_cos_poly", "cos_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_cos_poly },
+    { "aether_f32_tan_poly", "tan_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_tan_poly },
+    { "aether_f64_tan_poly", "tan_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_tan_poly },
+    { "aether_f32_atan_poly", "atan_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_atan_poly },
+    { "aether_f64_atan_poly", "atan_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_atan_poly },
+    { "aether_f32_asin_poly", "asin_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_asin_poly },
+    { "aether_f64_asin_poly", "asin_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_asin_poly },
+    { "aether_f32_exp_poly", "exp_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_exp_poly },
+    { "aether_f64_exp_poly", "exp_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_exp_poly },
+    { "aether_f32_exp2_poly", "exp2_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_exp2_poly },
+    { "aether_f64_exp2_poly", "exp2_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_exp2_poly },
+    { "aether_f32_log_poly", "log_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_log_poly },
+    { "aether_f64_log_poly", "log_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_log_poly },
+    { "aether_f32_pow_poly", "pow_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_pow_poly },
+    { "aether_f64_pow_poly", "pow_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_pow_poly },
     { "aether_f32_sincos", "sincos", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 2u, 0u, 0u, 0u, aether_flat_call_f32_sincos },
     { "aether_f64_sincos", "sincos", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 2u, 0u, 0u, 0u, aether_flat_call_f64_sincos },
     { "aether_f32_sin", "sin", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_sin },

@@ -3063,6 +3063,294 @@ static size_t aether_flat_batch_paird_value(int aos, const uint64_t *in, const s
     return status;
 }
 
+static size_t aether_flat_batch_f32_sin_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_u = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f32_sin_poly_aos((const float *)(void *)p_u, (float *)(void *)r, count);
+        else aether_f32_sin_poly_soa(p_u, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_sin_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_u = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f64_sin_poly_aos((const double *)(void *)p_u, (double *)(void *)r, count);
+        else aether_f64_sin_poly_soa(p_u, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_cos_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_u = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f32_cos_poly_aos((const float *)(void *)p_u, (float *)(void *)r, count);
+        else aether_f32_cos_poly_soa(p_u, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_cos_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_u = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f64_cos_poly_aos((const double *)(void *)p_u, (double *)(void *)r, count);
+        else aether_f64_cos_poly_soa(p_u, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_tan_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_u = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f32_tan_poly_aos((const float *)(void *)p_u, (float *)(void *)r, count);
+        else aether_f32_tan_poly_soa(p_u, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_tan_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_u = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f64_tan_poly_aos((const double *)(void *)p_u, (double *)(void *)r, count);
+        else aether_f64_tan_poly_soa(p_u, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_atan_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_u = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f32_atan_poly_aos((const float *)(void *)p_u, (float *)(void *)r, count);
+        else aether_f32_atan_poly_soa(p_u, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_atan_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_u = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_u != NULL) {
+        if (aos) aether_f64_atan_poly_aos((const double *)(void *)p_u, (double *)(void *)r, count);
+        else aether_f64_atan_poly_soa(p_u, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_u);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_asin_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_z = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_z != NULL) {
+        if (aos) aether_f32_asin_poly_aos((const float *)(void *)p_z, (float *)(void *)r, count);
+        else aether_f32_asin_poly_soa(p_z, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_z);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_asin_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_z = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_z != NULL) {
+        if (aos) aether_f64_asin_poly_aos((const double *)(void *)p_z, (double *)(void *)r, count);
+        else aether_f64_asin_poly_soa(p_z, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_z);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_exp_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_r = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_r != NULL) {
+        if (aos) aether_f32_exp_poly_aos((const float *)(void *)p_r, (float *)(void *)r, count);
+        else aether_f32_exp_poly_soa(p_r, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_r);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_exp_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_r = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_r != NULL) {
+        if (aos) aether_f64_exp_poly_aos((const double *)(void *)p_r, (double *)(void *)r, count);
+        else aether_f64_exp_poly_soa(p_r, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_r);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_exp2_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_r = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_r != NULL) {
+        if (aos) aether_f32_exp2_poly_aos((const float *)(void *)p_r, (float *)(void *)r, count);
+        else aether_f32_exp2_poly_soa(p_r, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_r);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_exp2_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_r = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_r != NULL) {
+        if (aos) aether_f64_exp2_poly_aos((const double *)(void *)p_r, (double *)(void *)r, count);
+        else aether_f64_exp2_poly_soa(p_r, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_r);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_log_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_z = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_z != NULL) {
+        if (aos) aether_f32_log_poly_aos((const float *)(void *)p_z, (float *)(void *)r, count);
+        else aether_f32_log_poly_soa(p_z, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_z);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_log_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_z = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_z != NULL) {
+        if (aos) aether_f64_log_poly_aos((const double *)(void *)p_z, (double *)(void *)r, count);
+        else aether_f64_log_poly_soa(p_z, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_z);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f32_pow_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_z = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
+    float *r = (float *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_z != NULL) {
+        if (aos) aether_f32_pow_poly_aos((const float *)(void *)p_z, (float *)(void *)r, count);
+        else aether_f32_pow_poly_soa(p_z, r, count);
+        aether_flat_batch_put32(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_z);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_f64_pow_poly(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_z = aether_flat_batch_get64(in, in_at, count, 0u, 1u, aos);
+    double *r = (double *)malloc((count * 1u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 1u && r != NULL && p_z != NULL) {
+        if (aos) aether_f64_pow_poly_aos((const double *)(void *)p_z, (double *)(void *)r, count);
+        else aether_f64_pow_poly_soa(p_z, r, count);
+        aether_flat_batch_put64(r, count, 1u, aos, out, cap);
+        status = 1u;
+    }
+    free(p_z);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_f32_sincos(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 1u, aos);
@@ -3727,7 +4015,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[364] = {
+const aether_flat_batch_call aether_flat_batch_calls[382] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -3902,6 +4190,24 @@ const aether_flat_batch_call aether_flat_batch_calls[364] = {
     aether_flat_batch_paird_combine,
     aether_flat_batch_pairf_value,
     aether_flat_batch_paird_value,
+    aether_flat_batch_f32_sin_poly,
+    aether_flat_batch_f64_sin_poly,
+    aether_flat_batch_f32_cos_poly,
+    aether_flat_batch_f64_cos_poly,
+    aether_flat_batch_f32_tan_poly,
+    aether_flat_batch_f64_tan_poly,
+    aether_flat_batch_f32_atan_poly,
+    aether_flat_batch_f64_atan_poly,
+    aether_flat_batch_f32_asin_poly,
+    aether_flat_batch_f64_asin_poly,
+    aether_flat_batch_f32_exp_poly,
+    aether_flat_batch_f64_exp_poly,
+    aether_flat_batch_f32_exp2_poly,
+    aether_flat_batch_f64_exp2_poly,
+    aether_flat_batch_f32_log_poly,
+    aether_flat_batch_f64_log_poly,
+    aether_flat_batch_f32_pow_poly,
+    aether_flat_batch_f64_pow_poly,
     aether_flat_batch_f32_sincos,
     aether_flat_batch_f64_sincos,
     aether_flat_batch_f32_sin,

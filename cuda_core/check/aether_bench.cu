@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c. */
+   Contract aether 0.1.0 d7949de50f1cbb293461018f216e2cf2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9055,6 +9055,726 @@ int main(int argc, char **argv)
         free(h1);
         free(r1);
         bench_row("aether_paird_value_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_sin_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_sin_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_sin_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *u = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_u;
+                v_u = u[i];
+                const float result = aether_f32_sin_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_sin_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_sin_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_sin_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_sin_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *u = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_u;
+                v_u = u[i];
+                const double result = aether_f64_sin_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_sin_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_cos_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_cos_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_cos_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *u = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_u;
+                v_u = u[i];
+                const float result = aether_f32_cos_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_cos_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_cos_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_cos_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_cos_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *u = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_u;
+                v_u = u[i];
+                const double result = aether_f64_cos_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_cos_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_tan_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_tan_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_tan_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *u = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_u;
+                v_u = u[i];
+                const float result = aether_f32_tan_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_tan_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_tan_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_tan_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_tan_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *u = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_u;
+                v_u = u[i];
+                const double result = aether_f64_tan_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_tan_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_atan_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_atan_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_atan_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *u = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_u;
+                v_u = u[i];
+                const float result = aether_f32_atan_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_atan_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_atan_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_atan_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_atan_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *u = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_u;
+                v_u = u[i];
+                const double result = aether_f64_atan_poly(v_u);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_atan_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_asin_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_asin_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_asin_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *z = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_z;
+                v_z = z[i];
+                const float result = aether_f32_asin_poly(v_z);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_asin_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_asin_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_asin_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_asin_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *z = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_z;
+                v_z = z[i];
+                const double result = aether_f64_asin_poly(v_z);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_asin_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_exp_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_exp_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_exp_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *r = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_r;
+                v_r = r[i];
+                const float result = aether_f32_exp_poly(v_r);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_exp_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_exp_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_exp_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_exp_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *r = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_r;
+                v_r = r[i];
+                const double result = aether_f64_exp_poly(v_r);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_exp_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_exp2_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_exp2_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_exp2_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *r = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_r;
+                v_r = r[i];
+                const float result = aether_f32_exp2_poly(v_r);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_exp2_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_exp2_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_exp2_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_exp2_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *r = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_r;
+                v_r = r[i];
+                const double result = aether_f64_exp2_poly(v_r);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_exp2_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_log_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_log_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_log_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *z = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_z;
+                v_z = z[i];
+                const float result = aether_f32_log_poly(v_z);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_log_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_log_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_log_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_log_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *z = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_z;
+                v_z = z[i];
+                const double result = aether_f64_log_poly(v_z);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_log_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f32_pow_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(float) + 1 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 1 * sizeof(float));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f32_pow_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f32_pow_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *h0 = bench_host_copy(b0, nv * 1);
+        float *h1 = bench_host_copy(b1, nv * 1);
+        float *r1 = (float *)calloc(nv * 1 + 1u, sizeof(float));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const float *z = (const float *)h0;
+            float *out = (float *)r1;
+            for (i = 0; i < n; ++i) {
+                float v_z;
+                v_z = z[i];
+                const float result = aether_f32_pow_poly(v_z);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f32_pow_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_f64_pow_poly_batch", only) != NULL) {
+        const size_t per_item = 1 * sizeof(double) + 1 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 1 * sizeof(double));
+        bench_fill(b0, n * 1, n, 0u, 0, 0u);
+        const double seconds = bench_seconds([&]() { return aether_f64_pow_poly_batch(b0, b1, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 1, nv, 0u, 0, 0u);
+        BENCH_CHECK((cudaError_t)aether_f64_pow_poly_batch(b0, b1, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *h0 = bench_host_copy(b0, nv * 1);
+        double *h1 = bench_host_copy(b1, nv * 1);
+        double *r1 = (double *)calloc(nv * 1 + 1u, sizeof(double));
+        if (r1 == NULL) exit(2);
+        {
+            const size_t n = nv;
+            const double *z = (const double *)h0;
+            double *out = (double *)r1;
+            for (i = 0; i < n; ++i) {
+                double v_z;
+                v_z = z[i];
+                const double result = aether_f64_pow_poly(v_z);
+                out[i] = result;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 1; ++c) same = same && bench_same(r1[c * nv + i], h1[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(h0);
+        free(h1);
+        free(r1);
+        bench_row("aether_f64_pow_poly_batch", n, per_item, seconds, copy_rate, nv, differ);
         pool.used = 0;
     }
     if (only == NULL || strstr("aether_f32_sincos_batch", only) != NULL) {

@@ -10,7 +10,7 @@
 #include "aether_core.cuh"
 #include "aether_flat.h"
 
-typedef char aether_cuda_flat_count[AETHER_FLAT_COUNT == 364 ? 1 : -1];
+typedef char aether_cuda_flat_count[AETHER_FLAT_COUNT == 382 ? 1 : -1];
 
 static AETHER_HD __noinline__ size_t aether_flat_call_f32_fmin(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
@@ -4940,6 +4940,240 @@ static AETHER_HD __noinline__ size_t aether_flat_call_paird_value(const uint64_t
         memcpy(&p_p, e, sizeof e);
     }
     r = aether_paird_value(p_p);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_sin_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_sin_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_cos_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_cos_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_tan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_tan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_atan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_atan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_asin_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_asin_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp2_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp2_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_log_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_log_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f32_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_pow_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+static AETHER_HD __noinline__ size_t aether_flat_call_f64_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_pow_poly(p_z);
     out[o++] = aether_flat_wr64(r);
     return o;
 }
@@ -12816,196 +13050,214 @@ static AETHER_HD inline size_t aether_cuda_flat_call(unsigned index, const uint6
     case 171u: return aether_flat_call_paird_combine(in, n_in, out, cap);
     case 172u: return aether_flat_call_pairf_value(in, n_in, out, cap);
     case 173u: return aether_flat_call_paird_value(in, n_in, out, cap);
-    case 174u: return aether_flat_call_f32_sincos(in, n_in, out, cap);
-    case 175u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
-    case 176u: return aether_flat_call_f32_sin(in, n_in, out, cap);
-    case 177u: return aether_flat_call_f64_sin(in, n_in, out, cap);
-    case 178u: return aether_flat_call_f32_cos(in, n_in, out, cap);
-    case 179u: return aether_flat_call_f64_cos(in, n_in, out, cap);
-    case 180u: return aether_flat_call_f32_atan(in, n_in, out, cap);
-    case 181u: return aether_flat_call_f64_atan(in, n_in, out, cap);
-    case 182u: return aether_flat_call_f32_atan2(in, n_in, out, cap);
-    case 183u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
-    case 184u: return aether_flat_call_f32_exp(in, n_in, out, cap);
-    case 185u: return aether_flat_call_f64_exp(in, n_in, out, cap);
-    case 186u: return aether_flat_call_f32_log(in, n_in, out, cap);
-    case 187u: return aether_flat_call_f64_log(in, n_in, out, cap);
-    case 188u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
-    case 189u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
-    case 190u: return aether_flat_call_f32_log2(in, n_in, out, cap);
-    case 191u: return aether_flat_call_f64_log2(in, n_in, out, cap);
-    case 192u: return aether_flat_call_f32_pow(in, n_in, out, cap);
-    case 193u: return aether_flat_call_f64_pow(in, n_in, out, cap);
-    case 194u: return aether_flat_call_f32_tan(in, n_in, out, cap);
-    case 195u: return aether_flat_call_f64_tan(in, n_in, out, cap);
-    case 196u: return aether_flat_call_f32_asin(in, n_in, out, cap);
-    case 197u: return aether_flat_call_f64_asin(in, n_in, out, cap);
-    case 198u: return aether_flat_call_f32_acos(in, n_in, out, cap);
-    case 199u: return aether_flat_call_f64_acos(in, n_in, out, cap);
-    case 200u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 201u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
-    case 202u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 203u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
-    case 204u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
-    case 205u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
-    case 206u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 207u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
-    case 208u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 209u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
-    case 210u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 211u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
-    case 212u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
-    case 213u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
-    case 214u: return aether_flat_call_f32_lanes_sum(in, n_in, out, cap);
-    case 215u: return aether_flat_call_f64_lanes_sum(in, n_in, out, cap);
-    case 216u: return aether_flat_call_f32_lanes_dot(in, n_in, out, cap);
-    case 217u: return aether_flat_call_f64_lanes_dot(in, n_in, out, cap);
-    case 218u: return aether_flat_call_f32_sum_array(in, n_in, out, cap);
-    case 219u: return aether_flat_call_f64_sum_array(in, n_in, out, cap);
-    case 220u: return aether_flat_call_f32_dot_array(in, n_in, out, cap);
-    case 221u: return aether_flat_call_f64_dot_array(in, n_in, out, cap);
-    case 222u: return aether_flat_call_f32_plane_add(in, n_in, out, cap);
-    case 223u: return aether_flat_call_f64_plane_add(in, n_in, out, cap);
-    case 224u: return aether_flat_call_vec2f_plane_add(in, n_in, out, cap);
-    case 225u: return aether_flat_call_vec2d_plane_add(in, n_in, out, cap);
-    case 226u: return aether_flat_call_vec3f_plane_add(in, n_in, out, cap);
-    case 227u: return aether_flat_call_vec3d_plane_add(in, n_in, out, cap);
-    case 228u: return aether_flat_call_vec4f_plane_add(in, n_in, out, cap);
-    case 229u: return aether_flat_call_vec4d_plane_add(in, n_in, out, cap);
-    case 230u: return aether_flat_call_f32_plane_resolve(in, n_in, out, cap);
-    case 231u: return aether_flat_call_f64_plane_resolve(in, n_in, out, cap);
-    case 232u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 233u: return aether_flat_call_mat2f_lu_lanes(in, n_in, out, cap);
-    case 234u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
-    case 235u: return aether_flat_call_mat2d_lu_lanes(in, n_in, out, cap);
-    case 236u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
-    case 237u: return aether_flat_call_mat3f_lu_lanes(in, n_in, out, cap);
-    case 238u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-    case 239u: return aether_flat_call_mat3d_lu_lanes(in, n_in, out, cap);
-    case 240u: return aether_flat_call_mat4f_lu(in, n_in, out, cap);
-    case 241u: return aether_flat_call_mat4f_lu_lanes(in, n_in, out, cap);
-    case 242u: return aether_flat_call_mat4d_lu(in, n_in, out, cap);
-    case 243u: return aether_flat_call_mat4d_lu_lanes(in, n_in, out, cap);
-    case 244u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 245u: return aether_flat_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
-    case 246u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
-    case 247u: return aether_flat_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
-    case 248u: return aether_flat_call_mat3f_lu_solve(in, n_in, out, cap);
-    case 249u: return aether_flat_call_mat3f_lu_solve_lanes(in, n_in, out, cap);
-    case 250u: return aether_flat_call_mat3d_lu_solve(in, n_in, out, cap);
-    case 251u: return aether_flat_call_mat3d_lu_solve_lanes(in, n_in, out, cap);
-    case 252u: return aether_flat_call_mat4f_lu_solve(in, n_in, out, cap);
-    case 253u: return aether_flat_call_mat4f_lu_solve_lanes(in, n_in, out, cap);
-    case 254u: return aether_flat_call_mat4d_lu_solve(in, n_in, out, cap);
-    case 255u: return aether_flat_call_mat4d_lu_solve_lanes(in, n_in, out, cap);
-    case 256u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 257u: return aether_flat_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
-    case 258u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
-    case 259u: return aether_flat_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
-    case 260u: return aether_flat_call_mat3f_solve_lower(in, n_in, out, cap);
-    case 261u: return aether_flat_call_mat3f_solve_lower_lanes(in, n_in, out, cap);
-    case 262u: return aether_flat_call_mat3d_solve_lower(in, n_in, out, cap);
-    case 263u: return aether_flat_call_mat3d_solve_lower_lanes(in, n_in, out, cap);
-    case 264u: return aether_flat_call_mat4f_solve_lower(in, n_in, out, cap);
-    case 265u: return aether_flat_call_mat4f_solve_lower_lanes(in, n_in, out, cap);
-    case 266u: return aether_flat_call_mat4d_solve_lower(in, n_in, out, cap);
-    case 267u: return aether_flat_call_mat4d_solve_lower_lanes(in, n_in, out, cap);
-    case 268u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 269u: return aether_flat_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 270u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
-    case 271u: return aether_flat_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 272u: return aether_flat_call_mat3f_solve_lower_unit(in, n_in, out, cap);
-    case 273u: return aether_flat_call_mat3f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 274u: return aether_flat_call_mat3d_solve_lower_unit(in, n_in, out, cap);
-    case 275u: return aether_flat_call_mat3d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 276u: return aether_flat_call_mat4f_solve_lower_unit(in, n_in, out, cap);
-    case 277u: return aether_flat_call_mat4f_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 278u: return aether_flat_call_mat4d_solve_lower_unit(in, n_in, out, cap);
-    case 279u: return aether_flat_call_mat4d_solve_lower_unit_lanes(in, n_in, out, cap);
-    case 280u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 281u: return aether_flat_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
-    case 282u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
-    case 283u: return aether_flat_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
-    case 284u: return aether_flat_call_mat3f_solve_upper(in, n_in, out, cap);
-    case 285u: return aether_flat_call_mat3f_solve_upper_lanes(in, n_in, out, cap);
-    case 286u: return aether_flat_call_mat3d_solve_upper(in, n_in, out, cap);
-    case 287u: return aether_flat_call_mat3d_solve_upper_lanes(in, n_in, out, cap);
-    case 288u: return aether_flat_call_mat4f_solve_upper(in, n_in, out, cap);
-    case 289u: return aether_flat_call_mat4f_solve_upper_lanes(in, n_in, out, cap);
-    case 290u: return aether_flat_call_mat4d_solve_upper(in, n_in, out, cap);
-    case 291u: return aether_flat_call_mat4d_solve_upper_lanes(in, n_in, out, cap);
-    case 292u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 293u: return aether_flat_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 294u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
-    case 295u: return aether_flat_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 296u: return aether_flat_call_mat3f_solve_upper_unit(in, n_in, out, cap);
-    case 297u: return aether_flat_call_mat3f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 298u: return aether_flat_call_mat3d_solve_upper_unit(in, n_in, out, cap);
-    case 299u: return aether_flat_call_mat3d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 300u: return aether_flat_call_mat4f_solve_upper_unit(in, n_in, out, cap);
-    case 301u: return aether_flat_call_mat4f_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 302u: return aether_flat_call_mat4d_solve_upper_unit(in, n_in, out, cap);
-    case 303u: return aether_flat_call_mat4d_solve_upper_unit_lanes(in, n_in, out, cap);
-    case 304u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 305u: return aether_flat_call_mat2f_det_lu_lanes(in, n_in, out, cap);
-    case 306u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
-    case 307u: return aether_flat_call_mat2d_det_lu_lanes(in, n_in, out, cap);
-    case 308u: return aether_flat_call_mat3f_det_lu(in, n_in, out, cap);
-    case 309u: return aether_flat_call_mat3f_det_lu_lanes(in, n_in, out, cap);
-    case 310u: return aether_flat_call_mat3d_det_lu(in, n_in, out, cap);
-    case 311u: return aether_flat_call_mat3d_det_lu_lanes(in, n_in, out, cap);
-    case 312u: return aether_flat_call_mat4f_det_lu(in, n_in, out, cap);
-    case 313u: return aether_flat_call_mat4f_det_lu_lanes(in, n_in, out, cap);
-    case 314u: return aether_flat_call_mat4d_det_lu(in, n_in, out, cap);
-    case 315u: return aether_flat_call_mat4d_det_lu_lanes(in, n_in, out, cap);
-    case 316u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 317u: return aether_flat_call_mat2f_inverse_lanes(in, n_in, out, cap);
-    case 318u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
-    case 319u: return aether_flat_call_mat2d_inverse_lanes(in, n_in, out, cap);
-    case 320u: return aether_flat_call_mat3f_inverse(in, n_in, out, cap);
-    case 321u: return aether_flat_call_mat3f_inverse_lanes(in, n_in, out, cap);
-    case 322u: return aether_flat_call_mat3d_inverse(in, n_in, out, cap);
-    case 323u: return aether_flat_call_mat3d_inverse_lanes(in, n_in, out, cap);
-    case 324u: return aether_flat_call_mat4f_inverse(in, n_in, out, cap);
-    case 325u: return aether_flat_call_mat4f_inverse_lanes(in, n_in, out, cap);
-    case 326u: return aether_flat_call_mat4d_inverse(in, n_in, out, cap);
-    case 327u: return aether_flat_call_mat4d_inverse_lanes(in, n_in, out, cap);
-    case 328u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 329u: return aether_flat_call_mat2f_cholesky_lanes(in, n_in, out, cap);
-    case 330u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
-    case 331u: return aether_flat_call_mat2d_cholesky_lanes(in, n_in, out, cap);
-    case 332u: return aether_flat_call_mat3f_cholesky(in, n_in, out, cap);
-    case 333u: return aether_flat_call_mat3f_cholesky_lanes(in, n_in, out, cap);
-    case 334u: return aether_flat_call_mat3d_cholesky(in, n_in, out, cap);
-    case 335u: return aether_flat_call_mat3d_cholesky_lanes(in, n_in, out, cap);
-    case 336u: return aether_flat_call_mat4f_cholesky(in, n_in, out, cap);
-    case 337u: return aether_flat_call_mat4f_cholesky_lanes(in, n_in, out, cap);
-    case 338u: return aether_flat_call_mat4d_cholesky(in, n_in, out, cap);
-    case 339u: return aether_flat_call_mat4d_cholesky_lanes(in, n_in, out, cap);
-    case 340u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 341u: return aether_flat_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 342u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
-    case 343u: return aether_flat_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 344u: return aether_flat_call_mat3f_cholesky_solve(in, n_in, out, cap);
-    case 345u: return aether_flat_call_mat3f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 346u: return aether_flat_call_mat3d_cholesky_solve(in, n_in, out, cap);
-    case 347u: return aether_flat_call_mat3d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 348u: return aether_flat_call_mat4f_cholesky_solve(in, n_in, out, cap);
-    case 349u: return aether_flat_call_mat4f_cholesky_solve_lanes(in, n_in, out, cap);
-    case 350u: return aether_flat_call_mat4d_cholesky_solve(in, n_in, out, cap);
-    case 351u: return aether_flat_call_mat4d_cholesky_solve_lanes(in, n_in, out, cap);
-    case 352u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
-    case 353u: return aether_flat_call_mat2f_eigh_lanes(in, n_in, out, cap);
-    case 354u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-    case 355u: return aether_flat_call_mat2d_eigh_lanes(in, n_in, out, cap);
-    case 356u: return aether_flat_call_mat3f_eigh(in, n_in, out, cap);
-    case 357u: return aether_flat_call_mat3f_eigh_lanes(in, n_in, out, cap);
-    case 358u: return aether_flat_call_mat3d_eigh(in, n_in, out, cap);
-    case 359u: return aether_flat_call_mat3d_eigh_lanes(in, n_in, out, cap);
-    case 360u: return aether_flat_call_mat4f_eigh(in, n_in, out, cap);
-    case 361u: return aether_flat_call_mat4f_eigh_lanes(in, n_in, out, cap);
-    case 362u: return aether_flat_call_mat4d_eigh(in, n_in, out, cap);
-    case 363u: return aether_flat_call_mat4d_eigh_lanes(in, n_in, out, cap);
+    case 174u: return aether_flat_call_f32_sin_poly(in, n_in, out, cap);
+    case 175u: return aether_flat_call_f64_sin_poly(in, n_in, out, cap);
+    case 176u: return aether_flat_call_f32_cos_poly(in, n_in, out, cap);
+    case 177u: return aether_flat_call_f64_cos_poly(in, n_in, out, cap);
+    case 178u: return aether_flat_call_f32_tan_poly(in, n_in, out, cap);
+    case 179u: return aether_flat_call_f64_tan_poly(in, n_in, out, cap);
+    case 180u: return aether_flat_call_f32_atan_poly(in, n_in, out, cap);
+    case 181u: return aether_flat_call_f64_atan_poly(in, n_in, out, cap);
+    case 182u: return aether_flat_call_f32_asin_poly(in, n_in, out, cap);
+    case 183u: return aether_flat_call_f64_asin_poly(in, n_in, out, cap);
+    case 184u: return aether_flat_call_f32_exp_poly(in, n_in, out, cap);
+    case 185u: return aether_flat_call_f64_exp_poly(in, n_in, out, cap);
+    case 186u: return aether_flat_call_f32_exp2_poly(in, n_in, out, cap);
+    case 187u: return aether_flat_call_f64_exp2_poly(in, n_in, out, cap);
+    case 188u: return aether_flat_call_f32_log_poly(in, n_in, out, cap);
+    case 189u: return aether_flat_call_f64_log_poly(in, n_in, out, cap);
+    case 190u: return aether_flat_call_f32_pow_poly(in, n_in, out, cap);
+    case 191u: return aether_flat_call_f64_pow_poly(in, n_in, out, cap);
+    case 192u: return aether_flat_call_f32_sincos(in, n_in, out, cap);
+    case 193u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 194u: return aether_flat_call_f32_sin(in, n_in, out, cap);
+    case 195u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 196u: return aether_flat_call_f32_cos(in, n_in, out, cap);
+    case 197u: return aether_flat_call_f64_cos(in, n_in, out, cap);
+    case 198u: return aether_flat_call_f32_atan(in, n_in, out, cap);
+    case 199u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 200u: return aether_flat_call_f32_atan2(in, n_in, out, cap);
+    case 201u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
+    case 202u: return aether_flat_call_f32_exp(in, n_in, out, cap);
+    case 203u: return aether_flat_call_f64_exp(in, n_in, out, cap);
+    case 204u: return aether_flat_call_f32_log(in, n_in, out, cap);
+    case 205u: return aether_flat_call_f64_log(in, n_in, out, cap);
+    case 206u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
+    case 207u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
+    case 208u: return aether_flat_call_f32_log2(in, n_in, out, cap);
+    case 209u: return aether_flat_call_f64_log2(in, n_in, out, cap);
+    case 210u: return aether_flat_call_f32_pow(in, n_in, out, cap);
+    case 211u: return aether_flat_call_f64_pow(in, n_in, out, cap);
+    case 212u: return aether_flat_call_f32_tan(in, n_in, out, cap);
+    case 213u: return aether_flat_call_f64_tan(in, n_in, out, cap);
+    case 214u: return aether_flat_call_f32_asin(in, n_in, out, cap);
+    case 215u: return aether_flat_call_f64_asin(in, n_in, out, cap);
+    case 216u: return aether_flat_call_f32_acos(in, n_in, out, cap);
+    case 217u: return aether_flat_call_f64_acos(in, n_in, out, cap);
+    case 218u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 219u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 220u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 221u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 222u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
+    case 223u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
+    case 224u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 225u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 226u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 227u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 228u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 229u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 230u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+    case 231u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+    case 232u: return aether_flat_call_f32_lanes_sum(in, n_in, out, cap);
+    case 233u: return aether_flat_call_f64_lanes_sum(in, n_in, out, cap);
+    case 234u: return aether_flat_call_f32_lanes_dot(in, n_in, out, cap);
+    case 235u: return aether_flat_call_f64_lanes_dot(in, n_in, out, cap);
+    case 236u: return aether_flat_call_f32_sum_array(in, n_in, out, cap);
+    case 237u: return aether_flat_call_f64_sum_array(in, n_in, out, cap);
+    case 238u: return aether_flat_call_f32_dot_array(in, n_in, out, cap);
+    case 239u: return aether_flat_call_f64_dot_array(in, n_in, out, cap);
+    case 240u: return aether_flat_call_f32_plane_add(in, n_in, out, cap);
+    case 241u: return aether_flat_call_f64_plane_add(in, n_in, out, cap);
+    case 242u: return aether_flat_call_vec2f_plane_add(in, n_in, out, cap);
+    case 243u: return aether_flat_call_vec2d_plane_add(in, n_in, out, cap);
+    case 244u: return aether_flat_call_vec3f_plane_add(in, n_in, out, cap);
+    case 245u: return aether_flat_call_vec3d_plane_add(in, n_in, out, cap);
+    case 246u: return aether_flat_call_vec4f_plane_add(in, n_in, out, cap);
+    case 247u: return aether_flat_call_vec4d_plane_add(in, n_in, out, cap);
+    case 248u: return aether_flat_call_f32_plane_resolve(in, n_in, out, cap);
+    case 249u: return aether_flat_call_f64_plane_resolve(in, n_in, out, cap);
+    case 250u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 251u: return aether_flat_call_mat2f_lu_lanes(in, n_in, out, cap);
+    case 252u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 253u: return aether_flat_call_mat2d_lu_lanes(in, n_in, out, cap);
+    case 254u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+    case 255u: return aether_flat_call_mat3f_lu_lanes(in, n_in, out, cap);
+    case 256u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+    case 257u: return aether_flat_call_mat3d_lu_lanes(in, n_in, out, cap);
+    case 258u: return aether_flat_call_mat4f_lu(in, n_in, out, cap);
+    case 259u: return aether_flat_call_mat4f_lu_lanes(in, n_in, out, cap);
+    case 260u: return aether_flat_call_mat4d_lu(in, n_in, out, cap);
+    case 261u: return aether_flat_call_mat4d_lu_lanes(in, n_in, out, cap);
+    case 262u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 263u: return aether_flat_call_mat2f_lu_solve_lanes(in, n_in, out, cap);
+    case 264u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 265u: return aether_flat_call_mat2d_lu_solve_lanes(in, n_in, out, cap);
+    case 266u: return aether_flat_call_mat3f_lu_solve(in, n_in, out, cap);
+    case 267u: return aether_flat_call_mat3f_lu_solve_lanes(in, n_in, out, cap);
+    case 268u: return aether_flat_call_mat3d_lu_solve(in, n_in, out, cap);
+    case 269u: return aether_flat_call_mat3d_lu_solve_lanes(in, n_in, out, cap);
+    case 270u: return aether_flat_call_mat4f_lu_solve(in, n_in, out, cap);
+    case 271u: return aether_flat_call_mat4f_lu_solve_lanes(in, n_in, out, cap);
+    case 272u: return aether_flat_call_mat4d_lu_solve(in, n_in, out, cap);
+    case 273u: return aether_flat_call_mat4d_lu_solve_lanes(in, n_in, out, cap);
+    case 274u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 275u: return aether_flat_call_mat2f_solve_lower_lanes(in, n_in, out, cap);
+    case 276u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 277u: return aether_flat_call_mat2d_solve_lower_lanes(in, n_in, out, cap);
+    case 278u: return aether_flat_call_mat3f_solve_lower(in, n_in, out, cap);
+    case 279u: return aether_flat_call_mat3f_solve_lower_lanes(in, n_in, out, cap);
+    case 280u: return aether_flat_call_mat3d_solve_lower(in, n_in, out, cap);
+    case 281u: return aether_flat_call_mat3d_solve_lower_lanes(in, n_in, out, cap);
+    case 282u: return aether_flat_call_mat4f_solve_lower(in, n_in, out, cap);
+    case 283u: return aether_flat_call_mat4f_solve_lower_lanes(in, n_in, out, cap);
+    case 284u: return aether_flat_call_mat4d_solve_lower(in, n_in, out, cap);
+    case 285u: return aether_flat_call_mat4d_solve_lower_lanes(in, n_in, out, cap);
+    case 286u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 287u: return aether_flat_call_mat2f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 288u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 289u: return aether_flat_call_mat2d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 290u: return aether_flat_call_mat3f_solve_lower_unit(in, n_in, out, cap);
+    case 291u: return aether_flat_call_mat3f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 292u: return aether_flat_call_mat3d_solve_lower_unit(in, n_in, out, cap);
+    case 293u: return aether_flat_call_mat3d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 294u: return aether_flat_call_mat4f_solve_lower_unit(in, n_in, out, cap);
+    case 295u: return aether_flat_call_mat4f_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 296u: return aether_flat_call_mat4d_solve_lower_unit(in, n_in, out, cap);
+    case 297u: return aether_flat_call_mat4d_solve_lower_unit_lanes(in, n_in, out, cap);
+    case 298u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 299u: return aether_flat_call_mat2f_solve_upper_lanes(in, n_in, out, cap);
+    case 300u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 301u: return aether_flat_call_mat2d_solve_upper_lanes(in, n_in, out, cap);
+    case 302u: return aether_flat_call_mat3f_solve_upper(in, n_in, out, cap);
+    case 303u: return aether_flat_call_mat3f_solve_upper_lanes(in, n_in, out, cap);
+    case 304u: return aether_flat_call_mat3d_solve_upper(in, n_in, out, cap);
+    case 305u: return aether_flat_call_mat3d_solve_upper_lanes(in, n_in, out, cap);
+    case 306u: return aether_flat_call_mat4f_solve_upper(in, n_in, out, cap);
+    case 307u: return aether_flat_call_mat4f_solve_upper_lanes(in, n_in, out, cap);
+    case 308u: return aether_flat_call_mat4d_solve_upper(in, n_in, out, cap);
+    case 309u: return aether_flat_call_mat4d_solve_upper_lanes(in, n_in, out, cap);
+    case 310u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 311u: return aether_flat_call_mat2f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 312u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 313u: return aether_flat_call_mat2d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 314u: return aether_flat_call_mat3f_solve_upper_unit(in, n_in, out, cap);
+    case 315u: return aether_flat_call_mat3f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 316u: return aether_flat_call_mat3d_solve_upper_unit(in, n_in, out, cap);
+    case 317u: return aether_flat_call_mat3d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 318u: return aether_flat_call_mat4f_solve_upper_unit(in, n_in, out, cap);
+    case 319u: return aether_flat_call_mat4f_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 320u: return aether_flat_call_mat4d_solve_upper_unit(in, n_in, out, cap);
+    case 321u: return aether_flat_call_mat4d_solve_upper_unit_lanes(in, n_in, out, cap);
+    case 322u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 323u: return aether_flat_call_mat2f_det_lu_lanes(in, n_in, out, cap);
+    case 324u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 325u: return aether_flat_call_mat2d_det_lu_lanes(in, n_in, out, cap);
+    case 326u: return aether_flat_call_mat3f_det_lu(in, n_in, out, cap);
+    case 327u: return aether_flat_call_mat3f_det_lu_lanes(in, n_in, out, cap);
+    case 328u: return aether_flat_call_mat3d_det_lu(in, n_in, out, cap);
+    case 329u: return aether_flat_call_mat3d_det_lu_lanes(in, n_in, out, cap);
+    case 330u: return aether_flat_call_mat4f_det_lu(in, n_in, out, cap);
+    case 331u: return aether_flat_call_mat4f_det_lu_lanes(in, n_in, out, cap);
+    case 332u: return aether_flat_call_mat4d_det_lu(in, n_in, out, cap);
+    case 333u: return aether_flat_call_mat4d_det_lu_lanes(in, n_in, out, cap);
+    case 334u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 335u: return aether_flat_call_mat2f_inverse_lanes(in, n_in, out, cap);
+    case 336u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 337u: return aether_flat_call_mat2d_inverse_lanes(in, n_in, out, cap);
+    case 338u: return aether_flat_call_mat3f_inverse(in, n_in, out, cap);
+    case 339u: return aether_flat_call_mat3f_inverse_lanes(in, n_in, out, cap);
+    case 340u: return aether_flat_call_mat3d_inverse(in, n_in, out, cap);
+    case 341u: return aether_flat_call_mat3d_inverse_lanes(in, n_in, out, cap);
+    case 342u: return aether_flat_call_mat4f_inverse(in, n_in, out, cap);
+    case 343u: return aether_flat_call_mat4f_inverse_lanes(in, n_in, out, cap);
+    case 344u: return aether_flat_call_mat4d_inverse(in, n_in, out, cap);
+    case 345u: return aether_flat_call_mat4d_inverse_lanes(in, n_in, out, cap);
+    case 346u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 347u: return aether_flat_call_mat2f_cholesky_lanes(in, n_in, out, cap);
+    case 348u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 349u: return aether_flat_call_mat2d_cholesky_lanes(in, n_in, out, cap);
+    case 350u: return aether_flat_call_mat3f_cholesky(in, n_in, out, cap);
+    case 351u: return aether_flat_call_mat3f_cholesky_lanes(in, n_in, out, cap);
+    case 352u: return aether_flat_call_mat3d_cholesky(in, n_in, out, cap);
+    case 353u: return aether_flat_call_mat3d_cholesky_lanes(in, n_in, out, cap);
+    case 354u: return aether_flat_call_mat4f_cholesky(in, n_in, out, cap);
+    case 355u: return aether_flat_call_mat4f_cholesky_lanes(in, n_in, out, cap);
+    case 356u: return aether_flat_call_mat4d_cholesky(in, n_in, out, cap);
+    case 357u: return aether_flat_call_mat4d_cholesky_lanes(in, n_in, out, cap);
+    case 358u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 359u: return aether_flat_call_mat2f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 360u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 361u: return aether_flat_call_mat2d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 362u: return aether_flat_call_mat3f_cholesky_solve(in, n_in, out, cap);
+    case 363u: return aether_flat_call_mat3f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 364u: return aether_flat_call_mat3d_cholesky_solve(in, n_in, out, cap);
+    case 365u: return aether_flat_call_mat3d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 366u: return aether_flat_call_mat4f_cholesky_solve(in, n_in, out, cap);
+    case 367u: return aether_flat_call_mat4f_cholesky_solve_lanes(in, n_in, out, cap);
+    case 368u: return aether_flat_call_mat4d_cholesky_solve(in, n_in, out, cap);
+    case 369u: return aether_flat_call_mat4d_cholesky_solve_lanes(in, n_in, out, cap);
+    case 370u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 371u: return aether_flat_call_mat2f_eigh_lanes(in, n_in, out, cap);
+    case 372u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
+    case 373u: return aether_flat_call_mat2d_eigh_lanes(in, n_in, out, cap);
+    case 374u: return aether_flat_call_mat3f_eigh(in, n_in, out, cap);
+    case 375u: return aether_flat_call_mat3f_eigh_lanes(in, n_in, out, cap);
+    case 376u: return aether_flat_call_mat3d_eigh(in, n_in, out, cap);
+    case 377u: return aether_flat_call_mat3d_eigh_lanes(in, n_in, out, cap);
+    case 378u: return aether_flat_call_mat4f_eigh(in, n_in, out, cap);
+    case 379u: return aether_flat_call_mat4f_eigh_lanes(in, n_in, out, cap);
+    case 380u: return aether_flat_call_mat4d_eigh(in, n_in, out, cap);
+    case 381u: return aether_flat_call_mat4d_eigh_lanes(in, n_in, out, cap);
     default: return AETHER_FLAT_BAD;
     }
 }
@@ -13185,6 +13437,24 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_paird_combine", "pair_combine", "pair", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 4u, 2u, 0u, 0u, 0u, aether_flat_call_paird_combine },
     { "aether_pairf_value", "pair_value", "pair", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_pairf_value },
     { "aether_paird_value", "pair_value", "pair", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 2u, 1u, 0u, 0u, 0u, aether_flat_call_paird_value },
+    { "aether_f32_sin_poly", "sin_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_sin_poly },
+    { "aether_f64_sin_poly", "sin_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_sin_poly },
+    { "aether_f32_cos_poly", "cos_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_cos_poly },
+    { "aether_f64_cos_poly", "cos_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_cos_poly },
+    { "aether_f32_tan_poly", "tan_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_tan_poly },
+    { "aether_f64_tan_poly", "tan_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_tan_poly },
+    { "aether_f32_atan_poly", "atan_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_atan_poly },
+    { "aether_f64_atan_poly", "atan_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_atan_poly },
+    { "aether_f32_asin_poly", "asin_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_asin_poly },
+    { "aether_f64_asin_poly", "asin_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_asin_poly },
+    { "aether_f32_exp_poly", "exp_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_exp_poly },
+    { "aether_f64_exp_poly", "exp_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_exp_poly },
+    { "aether_f32_exp2_poly", "exp2_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_exp2_poly },
+    { "aether_f64_exp2_poly", "exp2_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_exp2_poly },
+    { "aether_f32_log_poly", "log_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_log_poly },
+    { "aether_f64_log_poly", "log_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_log_poly },
+    { "aether_f32_pow_poly", "pow_poly", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_pow_poly },
+    { "aether_f64_pow_poly", "pow_poly", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f64_pow_poly },
     { "aether_f32_sincos", "sincos", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 2u, 0u, 0u, 0u, aether_flat_call_f32_sincos },
     { "aether_f64_sincos", "sincos", "scalar", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 1u, 2u, 0u, 0u, 0u, aether_flat_call_f64_sincos },
     { "aether_f32_sin", "sin", "scalar", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 1u, 1u, 0u, 0u, 0u, aether_flat_call_f32_sin },

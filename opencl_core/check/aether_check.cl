@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 c26b53b923dd07a1756ff6f63d2cbb6c"
+#define AETHER_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -226,6 +226,15 @@ aether_pairf aether_f32_two_sum(float a, float b);
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x);
 aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b);
 float aether_pairf_value(aether_pairf p);
+float aether_f32_sin_poly(float u);
+float aether_f32_cos_poly(float u);
+float aether_f32_tan_poly(float u);
+float aether_f32_atan_poly(float u);
+float aether_f32_asin_poly(float z);
+float aether_f32_exp_poly(float r);
+float aether_f32_exp2_poly(float r);
+float aether_f32_log_poly(float z);
+float aether_f32_pow_poly(float z);
 aether_vec2f aether_f32_sincos(float a);
 float aether_f32_sin(float a);
 float aether_f32_cos(float a);
@@ -2441,6 +2450,96 @@ float aether_pairf_value(aether_pairf p)
     return (isfinite(h) ? (h + aether_barrier_f32(p.comp)) : h);
 }
 
+/* aether_f32_sin_poly: S(u) of sin, in sincos's step 2 (sin r = r + (r u S(u) + rl), u = r r): Horner in u, f32 4 coefficients, f64 7, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f)))))); */
+float aether_f32_sin_poly(float u)
+{
+    return (-0.16666667163372039794921875f + (u * (0.008333331905305385589599609375f + (u * (-0.000198400855879299342632293701171875f + (u * 0.000002724986416069441474974155426025390625f))))));
+}
+
+/* aether_f32_cos_poly: C(u) of cos, in sincos's step 2 (cos r = w + ((u u C(u) - r rl) + lost), u = r r): Horner in u, f32 3 coefficients, f64 6, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3D2AAAAA) + u * (f32_bits(0xBAB60969) + u * f32_bits(0x37CDEC32))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f)))); */
+float aether_f32_cos_poly(float u)
+{
+    return (0.041666664183139801025390625f + (u * (-0.001388830249197781085968017578125f + (u * 0.00002454789137118496000766754150390625f))));
+}
+
+/* aether_f32_tan_poly: P(u) of tan, in its step 2 (pt = (v u) P(u), u = v v): Horner in u, f32 6 coefficients, f64 13, fitted on [0, (43/64)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f)))))))))); */
+float aether_f32_tan_poly(float u)
+{
+    return (0.333333313465118408203125f + (u * (0.133335053920745849609375f + (u * (0.0539241842925548553466796875f + (u * (0.02227477543056011199951171875f + (u * (0.0072196908295154571533203125f + (u * 0.0064857886172831058502197265625f))))))))));
+}
+
+/* aether_f32_atan_poly: P(u) of atan and atan2 (p = (t u) P(u), u = t t): Horner in u, f32 5 coefficients, f64 12, fitted on [0, (7/16)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f)))))))); */
+float aether_f32_atan_poly(float u)
+{
+    return (-0.333333313465118408203125f + (u * (0.19999314844608306884765625f + (u * (-0.1425657570362091064453125f + (u * (0.106683857738971710205078125f + (u * -0.062158115208148956298828125f))))))));
+}
+
+/* aether_f32_asin_poly: P(z) of asin and acos, in their step 2 (w = z P(z)): Horner in z, f32 6 coefficients, f64 13, fitted on [0, 1/4]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3E2AAAAA) + z * (f32_bits(0x3D999A18) + z * (f32_bits(0x3D36ADDD) + z * (f32_bits(0x3CFEC6D1) + z * (f32_bits(0x3C8C7C8F) + z * f32_bits(0x3D09FF6A)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f)))))))))); */
+float aether_f32_asin_poly(float z)
+{
+    return (0.1666666567325592041015625f + (z * (0.075000941753387451171875f + (z * (0.0445994026958942413330078125f + (z * (0.03110066242516040802001953125f + (z * (0.01714923791587352752685546875f + (z * 0.033690847456455230712890625f))))))))));
+}
+
+/* aether_f32_exp_poly: P(r) of exp and pow, in exp's step 3 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-ln 2 / 2, ln 2 / 2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F000000) + r * (f32_bits(0x3E2AAAAB) + r * (f32_bits(0x3D2AAA72) + r * (f32_bits(0x3C088870) + r * (f32_bits(0x3AB6A488) + r * f32_bits(0x3950951A)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f)))))))))); */
+float aether_f32_exp_poly(float r)
+{
+    return (0.5f + (r * (0.16666667163372039794921875f + (r * (0.041666455566883087158203125f + (r * (0.00833331048488616943359375f + (r * (0.001393453218042850494384765625f + (r * 0.00019891970441676676273345947265625f))))))))));
+}
+
+/* aether_f32_exp2_poly: P(r) of exp2 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-1/2, 1/2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3E75FDF0) + r * (f32_bits(0x3D635847) + r * (f32_bits(0x3C1D952A) + r * (f32_bits(0x3AAEC3E0) + r * (f32_bits(0x392209C5) + r * f32_bits(0x37804510)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.2402265071868896484375f + (r * (0.0555041097104549407958984375f + (r * (0.00961808301508426666259765625f + (r * (0.0013333521783351898193359375f + (r * (0.000154531633597798645496368408203125f + (r * 0.00001529094879515469074249267578125f)))))))))); */
+float aether_f32_exp2_poly(float r)
+{
+    return (0.2402265071868896484375f + (r * (0.0555041097104549407958984375f + (r * (0.00961808301508426666259765625f + (r * (0.0013333521783351898193359375f + (r * (0.000154531633597798645496368408203125f + (r * 0.00001529094879515469074249267578125f))))))))));
+}
+
+/* aether_f32_log_poly: P(z) of log and log2, in log's step 2 (rz = z P(z), z = s s): Horner in z, f32 3 coefficients, f64 7, fitted on [0, 0.0295]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F2AAAAE) + z * (f32_bits(0x3ECCBE08) + z * f32_bits(0x3E9775ED))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666686534881591796875f + (z * (0.3998873233795166015625f + (z * 0.2958215773105621337890625f)))); */
+float aether_f32_log_poly(float z)
+{
+    return (0.66666686534881591796875f + (z * (0.3998873233795166015625f + (z * 0.2958215773105621337890625f))));
+}
+
+/* aether_f32_pow_poly: P(z) of pow's own log, in its step 2 (t = (sh z) P(z), z = sh sh): Horner in z, f32 2 coefficients, f64 4, fitted on [0, 0.00047]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68)
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.666666686534881591796875f + (z * 0.4001343250274658203125f)); */
+float aether_f32_pow_poly(float z)
+{
+    return (0.666666686534881591796875f + (z * 0.4001343250274658203125f));
+}
+
 /* aether_f32_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
        red = reduce_half_pi(a)
@@ -2448,12 +2547,12 @@ float aether_pairf_value(aether_pairf p)
        r = red.y
        rl = red.z
        u = r * r
-       ps = r * u * (f32_bits(0xBE2AAAAB) + u * (f32_bits(0x3C088887) + u * (f32_bits(0xB95009D3) + u * f32_bits(0x3636DEE9))))
+       ps = r * u * sin_poly(u)
        sr = r + (ps + rl)
        hu = 0.5 * u
        w = 1 - hu
        lost = (1 - w) - hu
-       pc = u * u * (f32_bits(0x3D2AAAAA) + u * (f32_bits(0xBAB60969) + u * f32_bits(0x37CDEC32)))
+       pc = u * u * cos_poly(u)
        cr = w + ((pc - r * rl) + lost)
        fq = ((k * 0.25 - 0.375) + 12582912) - 12582912
        q = k - 4 * fq
@@ -2677,7 +2776,7 @@ float aether_f32_cos(float a)
        cl = b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E))))
        t = num / den
        u = t * t
-       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       p = t * u * atan_poly(u)
        r = ch + (t + (p + cl))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
@@ -2752,7 +2851,7 @@ float aether_f32_atan(float x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
-       p = t * u * (f32_bits(0xBEAAAAAA) + u * (f32_bits(0x3E4CCB01) + u * (f32_bits(0xBE11FCC2) + u * (f32_bits(0x3DDA7D11) + u * f32_bits(0xBD7E9982)))))
+       p = t * u * atan_poly(u)
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f32_bits(0x40490FDB) : (b2 ? f32_bits(0x402B6374) : (b3 ? f32_bits(0x4016CBE4) : (b4 ? f32_bits(0x400A29C3) : f32_bits(0x3FC90FDB))))) : (b1 ? 0 : (b2 ? f32_bits(0x3EED6338) : (b3 ? f32_bits(0x3F490FDB) : (b4 ? f32_bits(0x3F7B985F) : f32_bits(0x3FC90FDB)))))
        cl = xneg ? (b1 ? f32_bits(0xB3BBBD2E) : (b2 ? f32_bits(0xB3C680A5) : (b3 ? f32_bits(0xB1CCDE2E) : (b4 ? f32_bits(0xB138A11D) : f32_bits(0xB33BBD2E))))) : (b1 ? 0 : (b2 ? f32_bits(0x31AC376A) : (b3 ? f32_bits(0xB2BBBD2E) : (b4 ? f32_bits(0xB2D7E096) : f32_bits(0xB33BBD2E)))))
@@ -3044,7 +3143,7 @@ float aether_f32_log(float x)
        r = xc - k
        rh = (r + 6144) - 6144
        rl = r - rh
-       p = r * r * (f32_bits(0x3E75FDF0) + r * (f32_bits(0x3D635847) + r * (f32_bits(0x3C1D952A) + r * (f32_bits(0x3AAEC3E0) + r * (f32_bits(0x392209C5) + r * f32_bits(0x37804510))))))
+       p = r * r * exp2_poly(r)
        t = rh * f32_bits(0x3F317000)
        hi = 1 + t
        lo = (1 - hi) + t
@@ -3277,7 +3376,7 @@ float aether_f32_log2(float x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        sl = (((d - ph) + pn) - sh * sl0) / sh0
        z = sh * sh
-       t = sh * z * (f32_bits(0x3F2AAAAB) + z * f32_bits(0x3ECCDE68))
+       t = sh * z * pow_poly(z)
        a1 = k * f32_bits(0x3F317200)
        t1 = a1 + ch
        e1 = ch - (t1 - a1)
@@ -3604,7 +3703,7 @@ float aether_f32_pow(float x, float y)
        v = big ? y : r
        vl = big ? yl - (y - yh) : rl
        u = v * v
-       pt = v * u * (f32_bits(0x3EAAAAAA) + u * (f32_bits(0x3E0888FC) + u * (f32_bits(0x3D5CDF9B) + u * (f32_bits(0x3CB67997) + u * (f32_bits(0x3BEC9328) + u * (f32_bits(0x3BD486BD)))))))
+       pt = v * u * tan_poly(u)
        tq = v + pt
        lo = pt + (vl + vl * (tq * tq))
        te = v + lo
@@ -7129,6 +7228,123 @@ __kernel void aether_pairf_value_batch(__global const float *p, __global float *
     }
 }
 
+/* aether_f32_sin_poly_batch: out[i] = aether_f32_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sin_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_cos_poly_batch: out[i] = aether_f32_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_cos_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_tan_poly_batch: out[i] = aether_f32_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_tan_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_atan_poly_batch: out[i] = aether_f32_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_atan_poly_batch(__global const float *u, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_u;
+        v_u = u[i];
+        const float result = aether_f32_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_asin_poly_batch: out[i] = aether_f32_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_asin_poly_batch(__global const float *z, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_exp_poly_batch: out[i] = aether_f32_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp_poly_batch(__global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_exp2_poly_batch: out[i] = aether_f32_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp2_poly_batch(__global const float *r, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_r;
+        v_r = r[i];
+        const float result = aether_f32_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_log_poly_batch: out[i] = aether_f32_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_log_poly_batch(__global const float *z, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f32_pow_poly_batch: out[i] = aether_f32_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_pow_poly_batch(__global const float *z, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        float v_z;
+        v_z = z[i];
+        const float result = aether_f32_pow_poly(v_z);
+        out[i] = result;
+    }
+}
+
 /* aether_f32_sincos_batch: out[i] = aether_f32_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_f32_sincos_batch(__global const float *a, __global float *out, ulong n)
 {
@@ -7789,6 +8005,15 @@ aether_paird aether_f64_two_sum(double a, double b);
 aether_paird aether_paird_neumaier_add(aether_paird p, double x);
 aether_paird aether_paird_combine(aether_paird a, aether_paird b);
 double aether_paird_value(aether_paird p);
+double aether_f64_sin_poly(double u);
+double aether_f64_cos_poly(double u);
+double aether_f64_tan_poly(double u);
+double aether_f64_atan_poly(double u);
+double aether_f64_asin_poly(double z);
+double aether_f64_exp_poly(double r);
+double aether_f64_exp2_poly(double r);
+double aether_f64_log_poly(double z);
+double aether_f64_pow_poly(double z);
 aether_vec2d aether_f64_sincos(double a);
 double aether_f64_sin(double a);
 double aether_f64_cos(double a);
@@ -10004,6 +10229,96 @@ double aether_paird_value(aether_paird p)
     return (isfinite(h) ? (h + aether_barrier_f64(p.comp)) : h);
 }
 
+/* aether_f64_sin_poly: S(u) of sin, in sincos's step 2 (sin r = r + (r u S(u) + rl), u = r r): Horner in u, f32 4 coefficients, f64 7, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125)))))))))))); */
+double aether_f64_sin_poly(double u)
+{
+    return (-0.1666666666666666574148081281236954964697360992431640625 + (u * (0.0083333333333333314829616256247390992939472198486328125 + (u * (-0.0001984126984126505992105105047329516310128383338451385498046875 + (u * (0.0000027557319219335452931628725747881247798432013951241970062255859375 + (u * (-0.000000025052106231157904174509129351100522598017050768248736858367919921875 + (u * (0.0000000001605853141458901103563737777814844111257119863012121641077101230621337890625 + (u * -0.000000000000758668507009126714183632011249404134109637631855349582110648043453693389892578125))))))))))));
+}
+
+/* aether_f64_cos_poly: C(u) of cos, in sincos's step 2 (cos r = w + ((u u C(u) - r rl) + lost), u = r r): Horner in u, f32 3 coefficients, f64 6, fitted on [0, (pi/4)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FA5555555555555) + u * (f64_bits(0xBF56C16C16C16966) + u * (f64_bits(0x3EFA01A019F4E867) + u * (f64_bits(0xBE927E4FA17A41B4) + u * (f64_bits(0x3E21EEB68B109173) + u * f64_bits(0xBDA907D7AEBD5E3D)))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625)))))))))); */
+double aether_f64_cos_poly(double u)
+{
+    return (0.041666666666666664353702032030923874117434024810791015625 + (u * (-0.0013888888888887395388349599301136549911461770534515380859375 + (u * (0.00002480158729876343263304715180961323994779377244412899017333984375 + (u * (-0.000000275573172705603264387550117853198372586120967753231525421142578125 + (u * (0.000000002087614602468974698752738269349159272447735702371574006974697113037109375 + (u * -0.00000000001138261486855632451172422040517719977505139983264825787045992910861968994140625))))))))));
+}
+
+/* aether_f64_tan_poly: P(u) of tan, in its step 2 (pt = (v u) P(u), u = v v): Horner in u, f32 6 coefficients, f64 13, fitted on [0, (43/64)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A)))))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625)))))))))))))))))))))))); */
+double aether_f64_tan_poly(double u)
+{
+    return (0.333333333333333314829616256247390992939472198486328125 + (u * (0.1333333333333265591225114121698425151407718658447265625 + (u * (0.0539682539690928553266502376573043875396251678466796875 + (u * (0.0218694884954774883267791807384128333069384098052978515625 + (u * (0.00886323655186790730631241075343496049754321575164794921875 + (u * (0.0035921128078231852505386445528756667044945061206817626953125 + (u * (0.001455979428328954376758996858143291319720447063446044921875 + (u * (0.000589107065120142198329233895748302529682405292987823486328125 + (u * (0.000243094266129745099902503824296218226663768291473388671875 + (u * (0.00008533202191466615605351664353150908937095664441585540771484375 + (u * (0.000061650707489579515720168334524942110874690115451812744140625 + (u * (-0.00001083421853749552208191590796371173155421274714171886444091796875 + (u * 0.0000232094020551668091798848403417565577910863794386386871337890625))))))))))))))))))))))));
+}
+
+/* aether_f64_atan_poly: P(u) of atan and atan2 (p = (t u) P(u), u = t t): Horner in u, f32 5 coefficients, f64 12, fitted on [0, (7/16)^2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8)))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125)))))))))))))))))))))); */
+double aether_f64_atan_poly(double u)
+{
+    return (-0.333333333333333314829616256247390992939472198486328125 + (u * (0.1999999999999940991646241172929876483976840972900390625 + (u * (-0.1428571428556680567023562389294966123998165130615234375 + (u * (0.111111110966450377102177071719779632985591888427734375 + (u * (-0.0909090835560259213909972686451510526239871978759765625 + (u * (0.0769228555488928600336606677956297062337398529052734375 + (u * (-0.0666624192335996401670428213037666864693164825439453125 + (u * (0.05876946456755061110044380257022567093372344970703125 + (u * (-0.052166797393136558891324483511198195628821849822998046875 + (u * (0.044922592931936559945693687723178300075232982635498046875 + (u * (-0.033128134256069585727999537994037382304668426513671875 + (u * 0.01477318461698380602786784265845199115574359893798828125))))))))))))))))))))));
+}
+
+/* aether_f64_asin_poly: P(z) of asin and acos, in their step 2 (w = z P(z)): Horner in z, f32 6 coefficients, f64 13, fitted on [0, 1/4]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FC5555555555556) + z * (f64_bits(0x3FB3333333332ECA) + z * (f64_bits(0x3FA6DB6DB6E31F13) + z * (f64_bits(0x3F9F1C71C1DB0623) + z * (f64_bits(0x3F96E8BB1C8209A2) + z * (f64_bits(0x3F91C4D35CF95421) + z * (f64_bits(0x3F8C9CF07674736A) + z * (f64_bits(0x3F8782651CAA6547) + z * (f64_bits(0x3F852420B04B37BE) + z * (f64_bits(0x3F765A9C4DFCF8B2) + z * (f64_bits(0x3F91D189408314EE) + z * (f64_bits(0xBF8E6AAA8A0A04CC) + z * f64_bits(0x3F9D72B2BC8155F8))))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875)))))))))))))))))))))))); */
+double aether_f64_asin_poly(double z)
+{
+    return (0.166666666666666685170383743752609007060527801513671875 + (z * (0.0749999999999843292020074159154319204390048980712890625 + (z * (0.044642857146355428843431667473851121030747890472412109375 + (z * (0.0303819441385312465075951848803015309385955333709716796875 + (z * (0.022372172942149888552609837688578409142792224884033203125 + (z * (0.0173523927208699725588392226427458808757364749908447265625 + (z * (0.0139712129735529329288556965593670611269772052764892578125 + (z * (0.01147917741518490568342070190510639804415404796600341796875 + (z * (0.0103228143501857792807552272051907493732869625091552734375 + (z * (0.00545750671864035814817572855872640502639114856719970703125 + (z * (0.017400879442694021370652279756541247479617595672607421875 + (z * (-0.014851887071247203697677008449318236671388149261474609375 + (z * 0.0287578513674215663353805894075776450335979461669921875))))))))))))))))))))))));
+}
+
+/* aether_f64_exp_poly: P(r) of exp and pow, in exp's step 3 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-ln 2 / 2, ln 2 / 2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE0000000000000) + r * (f64_bits(0x3FC5555555555557) + r * (f64_bits(0x3FA5555555555556) + r * (f64_bits(0x3F8111111110FF8B) + r * (f64_bits(0x3F56C16C16C16214) + r * (f64_bits(0x3F2A01A01AC9DE9E) + r * (f64_bits(0x3EFA01A01A74077A) + r * (f64_bits(0x3EC71DDFFF6573D6) + r * (f64_bits(0x3E927E4DA1E12FB1) + r * (f64_bits(0x3E5AF5282AACDB2E) + r * f64_bits(0x3E21F75A3CAADFF5))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625)))))))))))))))))))); */
+double aether_f64_exp_poly(double r)
+{
+    return (0.5 + (r * (0.1666666666666667129259593593815225176513195037841796875 + (r * (0.04166666666666667129259593593815225176513195037841796875 + (r * (0.00833333333332555124817186964492066181264817714691162109375 + (r * (0.001388888888888333179860712363051788997836410999298095703125 + (r * (0.0001984126987684035696955786587380998753360472619533538818359375 + (r * (0.0000248015873269900500469077597731626383392722345888614654541015625 + (r * (0.0000027557252863367321974136063544857933038656483404338359832763671875 + (r * (0.00000027557271831536130966716657310355831356218914152123034000396728515625 + (r * (0.00000002510626255087907802256692413149508080749683358590118587017059326171875 + (r * 0.000000002091543359807600346154301198414206253151093051201314665377140045166015625))))))))))))))))))));
+}
+
+/* aether_f64_exp2_poly: P(r) of exp2 (p = (r r) P(r)): Horner in r, f32 6 coefficients, f64 11, fitted on [-1/2, 1/2]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FCEBFBDFF82C58F) + r * (f64_bits(0x3FAC6B08D704A0C2) + r * (f64_bits(0x3F83B2AB6FBA4E78) + r * (f64_bits(0x3F55D87FE78A5276) + r * (f64_bits(0x3F2430912F86BF52) + r * (f64_bits(0x3EEFFCBFC670DCD4) + r * (f64_bits(0x3EB62C022401B97D) + r * (f64_bits(0x3E7B524FAE627834) + r * (f64_bits(0x3E3E4CF1CD08D4B8) + r * (f64_bits(0x3DFE9D3FE3952179) + r * f64_bits(0x3DBC48F769AD2C46))))))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.2402265069591007218274825163462082855403423309326171875 + (r * (0.05550410866482159699675236197435879148542881011962890625 + (r * (0.00961812910762847861345647970665595494210720062255859375 + (r * (0.0013333558146416935562272865212207761942408978939056396484375 + (r * (0.0001540353039337591400416427322994650239706970751285552978515625 + (r * (0.0000152527338298361192351661197452727947165840305387973785400390625 + (r * (0.000001321548680290393124029291356535953383399828453548252582550048828125 + (r * (0.00000010178062445845773667608209940571573071110833552666008472442626953125 + (r * (0.00000000705489995637264875238804195771435967543538936297409236431121826171875 + (r * (0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625 + (r * 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375)))))))))))))))))))); */
+double aether_f64_exp2_poly(double r)
+{
+    return (0.2402265069591007218274825163462082855403423309326171875 + (r * (0.05550410866482159699675236197435879148542881011962890625 + (r * (0.00961812910762847861345647970665595494210720062255859375 + (r * (0.0013333558146416935562272865212207761942408978939056396484375 + (r * (0.0001540353039337591400416427322994650239706970751285552978515625 + (r * (0.0000152527338298361192351661197452727947165840305387973785400390625 + (r * (0.000001321548680290393124029291356535953383399828453548252582550048828125 + (r * (0.00000010178062445845773667608209940571573071110833552666008472442626953125 + (r * (0.00000000705489995637264875238804195771435967543538936297409236431121826171875 + (r * (0.000000000445496059818651856354148057282071361540065623785267234779894351959228515625 + (r * 0.000000000025725080576836359546151102839134697762568659840098916902206838130950927734375))))))))))))))))))));
+}
+
+/* aether_f64_log_poly: P(z) of log and log2, in log's step 2 (rz = z P(z), z = s s): Horner in z, f32 3 coefficients, f64 7, fitted on [0, 0.0295]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE5555555555558) + z * (f64_bits(0x3FD99999999951F5) + z * (f64_bits(0x3FD2492492E0B70C) + z * (f64_bits(0x3FCC71C62C42DB89) + z * (f64_bits(0x3FC7462BE245EAE3) + z * (f64_bits(0x3FC39FD25D62AB23) + z * f64_bits(0x3FC2B6776A1BF0B9))))))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666666666666696272613990004174411296844482421875 + (z * (0.399999999998981892179727992697735317051410675048828125 + (z * (0.2857142862657020554451037241960875689983367919921875 + (z * (0.2222221103781658879672278317229938693344593048095703125 + (z * (0.1818289618348308545048297446555807255208492279052734375 + (z * (0.1533148723586573447530412295236601494252681732177734375 + (z * 0.1461934345351261488321625847675022669136524200439453125)))))))))))); */
+double aether_f64_log_poly(double z)
+{
+    return (0.66666666666666696272613990004174411296844482421875 + (z * (0.399999999998981892179727992697735317051410675048828125 + (z * (0.2857142862657020554451037241960875689983367919921875 + (z * (0.2222221103781658879672278317229938693344593048095703125 + (z * (0.1818289618348308545048297446555807255208492279052734375 + (z * (0.1533148723586573447530412295236601494252681732177734375 + (z * 0.1461934345351261488321625847675022669136524200439453125))))))))))));
+}
+
+/* aether_f64_pow_poly: P(z) of pow's own log, in its step 2 (t = (sh z) P(z), z = sh sh): Horner in z, f32 2 coefficients, f64 4, fitted on [0, 0.00047]. Any argument gives the bits of the stated operations; the fit holds on that interval only.
+   Spec:
+       out = f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48)))
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       return (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625)))))); */
+double aether_f64_pow_poly(double z)
+{
+    return (0.66666666666666662965923251249478198587894439697265625 + (z * (0.40000000000472291095121590842609293758869171142578125 + (z * (0.285714235473782329766123666558996774256229400634765625 + (z * 0.2223932248158340119204012808040715754032135009765625))))));
+}
+
 /* aether_f64_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
    Spec:
        red = reduce_half_pi(a)
@@ -10011,12 +10326,12 @@ double aether_paird_value(aether_paird p)
        r = red.y
        rl = red.z
        u = r * r
-       ps = r * u * (f64_bits(0xBFC5555555555555) + u * (f64_bits(0x3F81111111111110) + u * (f64_bits(0xBF2A01A01A019936) + u * (f64_bits(0x3EC71DE3A54605EE) + u * (f64_bits(0xBE5AE64541266378) + u * (f64_bits(0x3DE61217EC01749D) + u * f64_bits(0xBD6AB17A79237A19)))))))
+       ps = r * u * sin_poly(u)
        sr = r + (ps + rl)
        hu = 0.5 * u
        w = 1 - hu
        lost = (1 - w) - hu
-       pc = u * u * (f64_bits(0x3FA5555555555555) + u * (f64_bits(0xBF56C16C16C16966) + u * (f64_bits(0x3EFA01A019F4E867) + u * (f64_bits(0xBE927E4FA17A41B4) + u * (f64_bits(0x3E21EEB68B109173) + u * f64_bits(0xBDA907D7AEBD5E3D))))))
+       pc = u * u * cos_poly(u)
        cr = w + ((pc - r * rl) + lost)
        fq = ((k * 0.25 - 0.375) + 6755399441055744) - 6755399441055744
        q = k - 4 * fq
@@ -10240,7 +10555,7 @@ double aether_f64_cos(double a)
        cl = b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07))))
        t = num / den
        u = t * t
-       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       p = t * u * atan_poly(u)
        r = ch + (t + (p + cl))
        out = x == 0 ? x : (x < 0 ? r * -1 : r)
    Evaluates exactly (the C body, in this order; every operation rounded once):
@@ -10315,7 +10630,7 @@ double aether_f64_atan(double x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        tl = t == 0 ? 0 : ((nl - t * dl) + ((num - ph) + pn)) / den
        tk = tl - tl * u
-       p = t * u * (f64_bits(0xBFD5555555555555) + u * (f64_bits(0x3FC99999999998C5) + u * (f64_bits(0xBFC2492492485503) + u * (f64_bits(0x3FBC71C71BD2B8BC) + u * (f64_bits(0xBFB745D154C84F7A) + u * (f64_bits(0x3FB3B1375CE5BDC6) + u * (f64_bits(0xBFB110C9CE7B0572) + u * (f64_bits(0x3FAE170800A46210) + u * (f64_bits(0xBFAAB59B417B2D3F) + u * (f64_bits(0x3FA7001816FD063F) + u * (f64_bits(0xBFA0F62BBA6A2558) + u * f64_bits(0x3F8E4167464D3DE8))))))))))))
+       p = t * u * atan_poly(u)
        xneg = x < 0 || (x == 0 && 1 / x < 0)
        ch = xneg ? (b1 ? f64_bits(0x400921FB54442D18) : (b2 ? f64_bits(0x40056C6E7397F5AE) : (b3 ? f64_bits(0x4002D97C7F3321D2) : (b4 ? f64_bits(0x400145385FA3AF71) : f64_bits(0x3FF921FB54442D18))))) : (b1 ? 0 : (b2 ? f64_bits(0x3FDDAC670561BB4F) : (b3 ? f64_bits(0x3FE921FB54442D18) : (b4 ? f64_bits(0x3FEF730BD281F69B) : f64_bits(0x3FF921FB54442D18)))))
        cl = xneg ? (b1 ? f64_bits(0x3CA1A62633145C07) : (b2 ? f64_bits(0x3CA660B64ECE6F4B) : (b3 ? f64_bits(0x3C9A79394C9E8A0A) : (b4 ? f64_bits(0x3CAFA53523B6428F) : f64_bits(0x3C91A62633145C07))))) : (b1 ? 0 : (b2 ? f64_bits(0x3C7A2B7F222F65E2) : (b3 ? f64_bits(0x3C81A62633145C07) : (b4 ? f64_bits(0x3C7007887AF0CBBD) : f64_bits(0x3C91A62633145C07)))))
@@ -10643,7 +10958,7 @@ double aether_f64_log(double x)
        r = xc - k
        rh = (r + 100663296) - 100663296
        rl = r - rh
-       p = r * r * (f64_bits(0x3FCEBFBDFF82C58F) + r * (f64_bits(0x3FAC6B08D704A0C2) + r * (f64_bits(0x3F83B2AB6FBA4E78) + r * (f64_bits(0x3F55D87FE78A5276) + r * (f64_bits(0x3F2430912F86BF52) + r * (f64_bits(0x3EEFFCBFC670DCD4) + r * (f64_bits(0x3EB62C022401B97D) + r * (f64_bits(0x3E7B524FAE627834) + r * (f64_bits(0x3E3E4CF1CD08D4B8) + r * (f64_bits(0x3DFE9D3FE3952179) + r * f64_bits(0x3DBC48F769AD2C46)))))))))))
+       p = r * r * exp2_poly(r)
        t = rh * f64_bits(0x3FE62E4300000000)
        hi = 1 + t
        lo = (1 - hi) + t
@@ -10912,7 +11227,7 @@ double aether_f64_log2(double x)
        pn = (((ph - th * dh) - th * dlo) - tlo * dh) - tlo * dlo
        sl = (((d - ph) + pn) - sh * sl0) / sh0
        z = sh * sh
-       t = sh * z * (f64_bits(0x3FE5555555555555) + z * (f64_bits(0x3FD99999999AE5F2) + z * (f64_bits(0x3FD249245C572371) + z * f64_bits(0x3FCC776195B7CE48))))
+       t = sh * z * pow_poly(z)
        a1 = k * f64_bits(0x3FE62E42FEFA3800)
        t1 = a1 + ch
        e1 = ch - (t1 - a1)
@@ -11275,7 +11590,7 @@ double aether_f64_pow(double x, double y)
        v = big ? y : r
        vl = big ? yl - (y - yh) : rl
        u = v * v
-       pt = v * u * (f64_bits(0x3FD5555555555555) + u * (f64_bits(0x3FC111111111101D) + u * (f64_bits(0x3FABA1BA1BA3925C) + u * (f64_bits(0x3F9664F4877929F1) + u * (f64_bits(0x3F8226E37904106F) + u * (f64_bits(0x3F6D6D34E10F8291) + u * (f64_bits(0x3F57DAD201D0058C) + u * (f64_bits(0x3F434DC9CA0D6331) + u * (f64_bits(0x3F2FDCE3D882BA60) + u * (f64_bits(0x3F165E88F9446A56) + u * (f64_bits(0x3F10294F16FB4CA8) + u * (f64_bits(0xBEE6B893A850A176) + u * (f64_bits(0x3EF85639F6EF242A))))))))))))))
+       pt = v * u * tan_poly(u)
        tq = v + pt
        lo = pt + (vl + vl * (tq * tq))
        te = v + lo
@@ -14796,6 +15111,123 @@ __kernel void aether_paird_value_batch(__global const double *p, __global double
         v_p.hi = p[0u * n + i];
         v_p.comp = p[1u * n + i];
         const double result = aether_paird_value(v_p);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_sin_poly_batch: out[i] = aether_f64_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sin_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_sin_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_cos_poly_batch: out[i] = aether_f64_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_cos_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_cos_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_tan_poly_batch: out[i] = aether_f64_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_tan_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_tan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_atan_poly_batch: out[i] = aether_f64_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_atan_poly_batch(__global const double *u, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_u;
+        v_u = u[i];
+        const double result = aether_f64_atan_poly(v_u);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_asin_poly_batch: out[i] = aether_f64_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_asin_poly_batch(__global const double *z, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_asin_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_exp_poly_batch: out[i] = aether_f64_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp_poly_batch(__global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_exp2_poly_batch: out[i] = aether_f64_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp2_poly_batch(__global const double *r, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_r;
+        v_r = r[i];
+        const double result = aether_f64_exp2_poly(v_r);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_log_poly_batch: out[i] = aether_f64_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_log_poly_batch(__global const double *z, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_log_poly(v_z);
+        out[i] = result;
+    }
+}
+
+/* aether_f64_pow_poly_batch: out[i] = aether_f64_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_pow_poly_batch(__global const double *z, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        double v_z;
+        v_z = z[i];
+        const double result = aether_f64_pow_poly(v_z);
         out[i] = result;
     }
 }
@@ -18846,6 +19278,231 @@ __kernel void aether_check_pairf_value(__global const uint *in, __global uint *o
     if (i >= count) return;
     for (k = 0; k < 2u; ++k) w[k] = (uint64_t)in[i * 2u + k];
     n = aether_flat_call_pairf_value(w, 2u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_sin_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_sin_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_sin_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_cos_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_cos_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_cos_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_tan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_tan_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_tan_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_u;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd32(in[0u]);
+    r = aether_f32_atan_poly(p_u);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_atan_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_atan_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_asin_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_asin_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_asin_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_exp_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_exp_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_r;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd32(in[0u]);
+    r = aether_f32_exp2_poly(p_r);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_exp2_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_exp2_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_log_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_log_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_log_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
+}
+
+static size_t aether_flat_call_f32_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    float p_z;
+    float r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd32(in[0u]);
+    r = aether_f32_pow_poly(p_z);
+    out[o++] = aether_flat_wr32(r);
+    return o;
+}
+
+__kernel void aether_check_f32_pow_poly(__global const uint *in, __global uint *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f32_pow_poly(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (uint)r[k];
 }
@@ -24705,6 +25362,231 @@ __kernel void aether_check_paird_value(__global const ulong *in, __global ulong 
     if (i >= count) return;
     for (k = 0; k < 2u; ++k) w[k] = (uint64_t)in[i * 2u + k];
     n = aether_flat_call_paird_value(w, 2u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_sin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_sin_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_sin_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_sin_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_cos_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_cos_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_cos_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_cos_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_tan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_tan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_tan_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_tan_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_atan_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_u;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_u = aether_flat_rd64(in[0u]);
+    r = aether_f64_atan_poly(p_u);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_atan_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_atan_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_asin_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_asin_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_asin_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_asin_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_exp_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_exp_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_exp_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_exp2_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_r;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_r = aether_flat_rd64(in[0u]);
+    r = aether_f64_exp2_poly(p_r);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_exp2_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_exp2_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_log_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_log_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_log_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_log_poly(w, 1u, r, 1u);
+    n_out[i] = (ulong)n;
+    for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
+}
+
+static size_t aether_flat_call_f64_pow_poly(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    double p_z;
+    double r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 1u || cap < 1u) return AETHER_FLAT_BAD;
+    p_z = aether_flat_rd64(in[0u]);
+    r = aether_f64_pow_poly(p_z);
+    out[o++] = aether_flat_wr64(r);
+    return o;
+}
+
+__kernel void aether_check_f64_pow_poly(__global const ulong *in, __global ulong *out, __global ulong *n_out, uint count)
+{
+    const size_t i = get_global_id(0);
+    uint64_t w[1], r[1];
+    size_t k, n;
+    if (i >= count) return;
+    for (k = 0; k < 1u; ++k) w[k] = (uint64_t)in[i * 1u + k];
+    n = aether_flat_call_f64_pow_poly(w, 1u, r, 1u);
     n_out[i] = (ulong)n;
     for (k = 0; k < 1u; ++k) out[i * 1u + k] = (ulong)r[k];
 }
@@ -33152,210 +34034,246 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     case 20u: return aether_flat_call_mat2f_dot(in, n_in, out, cap);
     case 21u: return aether_flat_call_mat2f_determinant(in, n_in, out, cap);
     case 22u: return aether_flat_call_mat2f_inverse_adjugate(in, n_in, out, cap);
-    case 23u: return aether_flat_call_f32_sincos(in, n_in, out, cap);
-    case 24u: return aether_flat_call_f32_sin(in, n_in, out, cap);
-    case 25u: return aether_flat_call_f32_cos(in, n_in, out, cap);
-    case 26u: return aether_flat_call_f32_atan(in, n_in, out, cap);
-    case 27u: return aether_flat_call_f32_atan2(in, n_in, out, cap);
-    case 28u: return aether_flat_call_f32_exp(in, n_in, out, cap);
-    case 29u: return aether_flat_call_f32_log(in, n_in, out, cap);
-    case 30u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
-    case 31u: return aether_flat_call_f32_log2(in, n_in, out, cap);
-    case 32u: return aether_flat_call_f32_pow(in, n_in, out, cap);
-    case 33u: return aether_flat_call_f32_tan(in, n_in, out, cap);
-    case 34u: return aether_flat_call_f32_asin(in, n_in, out, cap);
-    case 35u: return aether_flat_call_f32_acos(in, n_in, out, cap);
-    case 36u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
-    case 37u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
-    case 38u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
-    case 39u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
-    case 40u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
-    case 41u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
-    case 42u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
-    case 43u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
-    case 44u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
-    case 45u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
-    case 46u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
-    case 47u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
-    case 48u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
-    case 49u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
-    case 50u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
-    case 51u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
-    case 52u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
+    case 23u: return aether_flat_call_f32_sin_poly(in, n_in, out, cap);
+    case 24u: return aether_flat_call_f32_cos_poly(in, n_in, out, cap);
+    case 25u: return aether_flat_call_f32_tan_poly(in, n_in, out, cap);
+    case 26u: return aether_flat_call_f32_atan_poly(in, n_in, out, cap);
+    case 27u: return aether_flat_call_f32_asin_poly(in, n_in, out, cap);
+    case 28u: return aether_flat_call_f32_exp_poly(in, n_in, out, cap);
+    case 29u: return aether_flat_call_f32_exp2_poly(in, n_in, out, cap);
+    case 30u: return aether_flat_call_f32_log_poly(in, n_in, out, cap);
+    case 31u: return aether_flat_call_f32_pow_poly(in, n_in, out, cap);
+    case 32u: return aether_flat_call_f32_sincos(in, n_in, out, cap);
+    case 33u: return aether_flat_call_f32_sin(in, n_in, out, cap);
+    case 34u: return aether_flat_call_f32_cos(in, n_in, out, cap);
+    case 35u: return aether_flat_call_f32_atan(in, n_in, out, cap);
+    case 36u: return aether_flat_call_f32_atan2(in, n_in, out, cap);
+    case 37u: return aether_flat_call_f32_exp(in, n_in, out, cap);
+    case 38u: return aether_flat_call_f32_log(in, n_in, out, cap);
+    case 39u: return aether_flat_call_f32_exp2(in, n_in, out, cap);
+    case 40u: return aether_flat_call_f32_log2(in, n_in, out, cap);
+    case 41u: return aether_flat_call_f32_pow(in, n_in, out, cap);
+    case 42u: return aether_flat_call_f32_tan(in, n_in, out, cap);
+    case 43u: return aether_flat_call_f32_asin(in, n_in, out, cap);
+    case 44u: return aether_flat_call_f32_acos(in, n_in, out, cap);
+    case 45u: return aether_flat_call_quatf_from_axis_angle(in, n_in, out, cap);
+    case 46u: return aether_flat_call_mat3f_from_euler_xyz(in, n_in, out, cap);
+    case 47u: return aether_flat_call_quatf_slerp(in, n_in, out, cap);
+    case 48u: return aether_flat_call_f32_jacobi_rotation(in, n_in, out, cap);
+    case 49u: return aether_flat_call_f32_jacobi_update(in, n_in, out, cap);
+    case 50u: return aether_flat_call_f32_jacobi_diag(in, n_in, out, cap);
+    case 51u: return aether_flat_call_mat2f_lu(in, n_in, out, cap);
+    case 52u: return aether_flat_call_mat2f_lu_solve(in, n_in, out, cap);
+    case 53u: return aether_flat_call_mat2f_solve_lower(in, n_in, out, cap);
+    case 54u: return aether_flat_call_mat2f_solve_lower_unit(in, n_in, out, cap);
+    case 55u: return aether_flat_call_mat2f_solve_upper(in, n_in, out, cap);
+    case 56u: return aether_flat_call_mat2f_solve_upper_unit(in, n_in, out, cap);
+    case 57u: return aether_flat_call_mat2f_det_lu(in, n_in, out, cap);
+    case 58u: return aether_flat_call_mat2f_inverse(in, n_in, out, cap);
+    case 59u: return aether_flat_call_mat2f_cholesky(in, n_in, out, cap);
+    case 60u: return aether_flat_call_mat2f_cholesky_solve(in, n_in, out, cap);
+    case 61u: return aether_flat_call_mat2f_eigh(in, n_in, out, cap);
 #ifdef AETHER_FP64
-    case 53u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
+    case 62u: return aether_flat_call_vec2d_lerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 54u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
+    case 63u: return aether_flat_call_vec2d_squared_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 55u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
+    case 64u: return aether_flat_call_vec2d_norm(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 56u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
+    case 65u: return aether_flat_call_vec3d_cross(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 57u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
+    case 66u: return aether_flat_call_quatd_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 58u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
+    case 67u: return aether_flat_call_quatd_rotate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 59u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
+    case 68u: return aether_flat_call_mat2d_mul_vec(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 60u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
+    case 69u: return aether_flat_call_mat2d_mul(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 61u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
+    case 70u: return aether_flat_call_mat2d_dot(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 62u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
+    case 71u: return aether_flat_call_mat2d_determinant(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 63u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
+    case 72u: return aether_flat_call_mat2d_inverse_adjugate(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 64u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
+    case 73u: return aether_flat_call_f64_sin_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 65u: return aether_flat_call_f64_sin(in, n_in, out, cap);
+    case 74u: return aether_flat_call_f64_cos_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 66u: return aether_flat_call_f64_atan(in, n_in, out, cap);
+    case 75u: return aether_flat_call_f64_tan_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 67u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
+    case 76u: return aether_flat_call_f64_atan_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 68u: return aether_flat_call_f64_exp(in, n_in, out, cap);
+    case 77u: return aether_flat_call_f64_asin_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 69u: return aether_flat_call_f64_log(in, n_in, out, cap);
+    case 78u: return aether_flat_call_f64_exp_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 70u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
+    case 79u: return aether_flat_call_f64_exp2_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 71u: return aether_flat_call_f64_log2(in, n_in, out, cap);
+    case 80u: return aether_flat_call_f64_log_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 72u: return aether_flat_call_f64_pow(in, n_in, out, cap);
+    case 81u: return aether_flat_call_f64_pow_poly(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 73u: return aether_flat_call_f64_tan(in, n_in, out, cap);
+    case 82u: return aether_flat_call_f64_sincos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 74u: return aether_flat_call_f64_asin(in, n_in, out, cap);
+    case 83u: return aether_flat_call_f64_sin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 75u: return aether_flat_call_f64_acos(in, n_in, out, cap);
+    case 84u: return aether_flat_call_f64_atan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 76u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
+    case 85u: return aether_flat_call_f64_atan2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 77u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
+    case 86u: return aether_flat_call_f64_exp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 78u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
+    case 87u: return aether_flat_call_f64_log(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 79u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
+    case 88u: return aether_flat_call_f64_exp2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 80u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
+    case 89u: return aether_flat_call_f64_log2(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 81u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
+    case 90u: return aether_flat_call_f64_pow(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 82u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
+    case 91u: return aether_flat_call_f64_tan(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 83u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
+    case 92u: return aether_flat_call_f64_asin(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 84u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
+    case 93u: return aether_flat_call_f64_acos(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 85u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
+    case 94u: return aether_flat_call_quatd_from_axis_angle(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 86u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+    case 95u: return aether_flat_call_mat3d_from_euler_xyz(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 87u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+    case 96u: return aether_flat_call_quatd_slerp(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 88u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+    case 97u: return aether_flat_call_f64_jacobi_rotation(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 89u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+    case 98u: return aether_flat_call_f64_jacobi_update(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 90u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+    case 99u: return aether_flat_call_f64_jacobi_diag(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 91u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+    case 100u: return aether_flat_call_mat2d_lu(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 92u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
-#endif
-    case 93u: return aether_flat_call_f32_neg(in, n_in, out, cap);
-    case 94u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 95u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+    case 101u: return aether_flat_call_mat2d_lu_solve(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 96u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
-#endif
-    case 97u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 98u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
-#endif
-    case 99u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 100u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
-#endif
-    case 101u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
-    case 102u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 103u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+    case 102u: return aether_flat_call_mat2d_solve_lower(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 104u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
-#endif
-    case 105u: return aether_flat_call_pairf_value(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 106u: return aether_flat_call_paird_value(in, n_in, out, cap);
-#endif
-    case 107u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 108u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
-#endif
-    case 109u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 110u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
-#endif
-    case 111u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 112u: return aether_flat_call_paird_combine(in, n_in, out, cap);
-#endif
-    case 113u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
-    case 114u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
-#ifdef AETHER_FP64
-    case 115u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+    case 103u: return aether_flat_call_mat2d_solve_lower_unit(in, n_in, out, cap);
 #endif
 #ifdef AETHER_FP64
-    case 116u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
+    case 104u: return aether_flat_call_mat2d_solve_upper(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 105u: return aether_flat_call_mat2d_solve_upper_unit(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 106u: return aether_flat_call_mat2d_det_lu(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 107u: return aether_flat_call_mat2d_inverse(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 108u: return aether_flat_call_mat2d_cholesky(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 109u: return aether_flat_call_mat2d_cholesky_solve(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 110u: return aether_flat_call_mat2d_eigh(in, n_in, out, cap);
+#endif
+    case 111u: return aether_flat_call_f32_neg(in, n_in, out, cap);
+    case 112u: return aether_flat_call_quatf_conjugate(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 113u: return aether_flat_call_f64_neg(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 114u: return aether_flat_call_quatd_conjugate(in, n_in, out, cap);
+#endif
+    case 115u: return aether_flat_call_mat3f_inverse_adjugate(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 116u: return aether_flat_call_mat3d_inverse_adjugate(in, n_in, out, cap);
+#endif
+    case 117u: return aether_flat_call_vec2f_max_norm(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 118u: return aether_flat_call_vec2d_max_norm(in, n_in, out, cap);
+#endif
+    case 119u: return aether_flat_call_f32_two_sum_err(in, n_in, out, cap);
+    case 120u: return aether_flat_call_f32_two_sum(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 121u: return aether_flat_call_f64_two_sum_err(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 122u: return aether_flat_call_f64_two_sum(in, n_in, out, cap);
+#endif
+    case 123u: return aether_flat_call_pairf_value(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 124u: return aether_flat_call_paird_value(in, n_in, out, cap);
+#endif
+    case 125u: return aether_flat_call_pairf_reduce32(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 126u: return aether_flat_call_paird_reduce32(in, n_in, out, cap);
+#endif
+    case 127u: return aether_flat_call_mat3f_lu(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 128u: return aether_flat_call_mat3d_lu(in, n_in, out, cap);
+#endif
+    case 129u: return aether_flat_call_pairf_combine(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 130u: return aether_flat_call_paird_combine(in, n_in, out, cap);
+#endif
+    case 131u: return aether_flat_call_f32_fmin(in, n_in, out, cap);
+    case 132u: return aether_flat_call_f32_fmax(in, n_in, out, cap);
+#ifdef AETHER_FP64
+    case 133u: return aether_flat_call_f64_fmin(in, n_in, out, cap);
+#endif
+#ifdef AETHER_FP64
+    case 134u: return aether_flat_call_f64_fmax(in, n_in, out, cap);
 #endif
     default: return AETHER_FLAT_BAD;
     }
 }
 
 /* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[177][7] = {
+__constant uint aether_selftest_rows[195][7] = {
     { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
     { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
     { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
@@ -33381,160 +34299,178 @@ __constant uint aether_selftest_rows[177][7] = {
     { 20u, 32u, 1u, 0u, 8u, 1u, 129u }, /* aether_mat2f_dot: fma */
     { 21u, 32u, 1u, 0u, 4u, 1u, 138u }, /* aether_mat2f_determinant: fma */
     { 22u, 32u, 1u, 0u, 4u, 4u, 143u }, /* aether_mat2f_inverse_adjugate: fma */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 151u }, /* aether_f32_sincos: fma */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 154u }, /* aether_f32_sin: fma */
-    { 25u, 32u, 1u, 0u, 1u, 1u, 156u }, /* aether_f32_cos: fma */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 158u }, /* aether_f32_atan: fma */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 160u }, /* aether_f32_atan2: fma */
-    { 28u, 32u, 1u, 0u, 1u, 1u, 163u }, /* aether_f32_exp: fma */
-    { 29u, 32u, 1u, 0u, 1u, 1u, 165u }, /* aether_f32_log: fma */
-    { 30u, 32u, 1u, 0u, 1u, 1u, 167u }, /* aether_f32_exp2: fma */
-    { 31u, 32u, 1u, 0u, 1u, 1u, 169u }, /* aether_f32_log2: fma */
-    { 32u, 32u, 1u, 0u, 2u, 1u, 171u }, /* aether_f32_pow: fma */
-    { 33u, 32u, 1u, 0u, 1u, 1u, 174u }, /* aether_f32_tan: fma */
-    { 34u, 32u, 1u, 0u, 1u, 1u, 176u }, /* aether_f32_asin: fma */
-    { 35u, 32u, 1u, 0u, 1u, 1u, 178u }, /* aether_f32_acos: fma */
-    { 36u, 32u, 1u, 0u, 4u, 4u, 180u }, /* aether_quatf_from_axis_angle: fma */
-    { 37u, 32u, 1u, 0u, 3u, 9u, 188u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 38u, 32u, 1u, 0u, 9u, 4u, 200u }, /* aether_quatf_slerp: fma */
-    { 39u, 32u, 1u, 0u, 3u, 4u, 213u }, /* aether_f32_jacobi_rotation: fma */
-    { 40u, 32u, 1u, 0u, 6u, 2u, 220u }, /* aether_f32_jacobi_update: fma */
-    { 41u, 32u, 1u, 0u, 7u, 2u, 228u }, /* aether_f32_jacobi_diag: fma */
-    { 42u, 32u, 1u, 0u, 4u, 7u, 237u }, /* aether_mat2f_lu: fma */
-    { 43u, 32u, 1u, 0u, 8u, 2u, 248u }, /* aether_mat2f_lu_solve: fma */
-    { 44u, 32u, 1u, 0u, 6u, 2u, 258u }, /* aether_mat2f_solve_lower: fma */
-    { 45u, 32u, 1u, 0u, 6u, 2u, 266u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 46u, 32u, 1u, 0u, 6u, 2u, 274u }, /* aether_mat2f_solve_upper: fma */
-    { 47u, 32u, 1u, 0u, 6u, 2u, 282u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 48u, 32u, 1u, 0u, 4u, 1u, 290u }, /* aether_mat2f_det_lu: fma */
-    { 49u, 32u, 1u, 0u, 4u, 5u, 295u }, /* aether_mat2f_inverse: fma */
-    { 50u, 32u, 1u, 0u, 4u, 5u, 304u }, /* aether_mat2f_cholesky: fma */
-    { 51u, 32u, 1u, 0u, 6u, 2u, 313u }, /* aether_mat2f_cholesky_solve: fma */
-    { 52u, 32u, 1u, 0u, 4u, 6u, 321u }, /* aether_mat2f_eigh: fma */
-    { 53u, 64u, 1u, 0u, 5u, 2u, 331u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 338u }, /* aether_vec2d_dot: fma */
-    { 54u, 64u, 1u, 0u, 2u, 1u, 343u }, /* aether_vec2d_squared_norm: fma */
-    { 55u, 64u, 1u, 0u, 2u, 1u, 346u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 349u }, /* aether_vec2d_normalize: fma */
-    { 56u, 64u, 1u, 0u, 6u, 3u, 353u }, /* aether_vec3d_cross: fma */
-    { 57u, 64u, 1u, 0u, 8u, 4u, 362u }, /* aether_quatd_mul: fma */
-    { 58u, 64u, 1u, 0u, 7u, 3u, 374u }, /* aether_quatd_rotate: fma */
-    { 59u, 64u, 1u, 0u, 6u, 2u, 384u }, /* aether_mat2d_mul_vec: fma */
-    { 60u, 64u, 1u, 0u, 8u, 4u, 392u }, /* aether_mat2d_mul: fma */
-    { 61u, 64u, 1u, 0u, 8u, 1u, 404u }, /* aether_mat2d_dot: fma */
-    { 62u, 64u, 1u, 0u, 4u, 1u, 413u }, /* aether_mat2d_determinant: fma */
-    { 63u, 64u, 1u, 0u, 4u, 4u, 418u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 64u, 64u, 1u, 0u, 1u, 2u, 426u }, /* aether_f64_sincos: fma */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 429u }, /* aether_f64_sin: fma */
-    { 66u, 64u, 1u, 0u, 1u, 1u, 431u }, /* aether_f64_atan: fma */
-    { 67u, 64u, 1u, 0u, 2u, 1u, 433u }, /* aether_f64_atan2: fma */
-    { 68u, 64u, 1u, 0u, 1u, 1u, 436u }, /* aether_f64_exp: fma */
-    { 69u, 64u, 1u, 0u, 1u, 1u, 438u }, /* aether_f64_log: fma */
-    { 70u, 64u, 1u, 0u, 1u, 1u, 440u }, /* aether_f64_exp2: fma */
-    { 71u, 64u, 1u, 0u, 1u, 1u, 442u }, /* aether_f64_log2: fma */
-    { 72u, 64u, 1u, 0u, 2u, 1u, 444u }, /* aether_f64_pow: fma */
-    { 73u, 64u, 1u, 0u, 1u, 1u, 447u }, /* aether_f64_tan: fma */
-    { 74u, 64u, 1u, 0u, 1u, 1u, 449u }, /* aether_f64_asin: fma */
-    { 75u, 64u, 1u, 0u, 1u, 1u, 451u }, /* aether_f64_acos: fma */
-    { 76u, 64u, 1u, 0u, 4u, 4u, 453u }, /* aether_quatd_from_axis_angle: fma */
-    { 77u, 64u, 1u, 0u, 3u, 9u, 461u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 78u, 64u, 1u, 0u, 9u, 4u, 473u }, /* aether_quatd_slerp: fma */
-    { 79u, 64u, 1u, 0u, 3u, 4u, 486u }, /* aether_f64_jacobi_rotation: fma */
-    { 80u, 64u, 1u, 0u, 6u, 2u, 493u }, /* aether_f64_jacobi_update: fma */
-    { 81u, 64u, 1u, 0u, 7u, 2u, 501u }, /* aether_f64_jacobi_diag: fma */
-    { 82u, 64u, 1u, 0u, 4u, 7u, 510u }, /* aether_mat2d_lu: fma */
-    { 83u, 64u, 1u, 0u, 8u, 2u, 521u }, /* aether_mat2d_lu_solve: fma */
-    { 84u, 64u, 1u, 0u, 6u, 2u, 531u }, /* aether_mat2d_solve_lower: fma */
-    { 85u, 64u, 1u, 0u, 6u, 2u, 539u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 86u, 64u, 1u, 0u, 6u, 2u, 547u }, /* aether_mat2d_solve_upper: fma */
-    { 87u, 64u, 1u, 0u, 6u, 2u, 555u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 88u, 64u, 1u, 0u, 4u, 1u, 563u }, /* aether_mat2d_det_lu: fma */
-    { 89u, 64u, 1u, 0u, 4u, 5u, 568u }, /* aether_mat2d_inverse: fma */
-    { 90u, 64u, 1u, 0u, 4u, 5u, 577u }, /* aether_mat2d_cholesky: fma */
-    { 91u, 64u, 1u, 0u, 6u, 2u, 586u }, /* aether_mat2d_cholesky_solve: fma */
-    { 92u, 64u, 1u, 0u, 4u, 6u, 594u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 604u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 607u }, /* aether_vec2f_normalize: hypot */
-    { 55u, 64u, 1u, 0u, 2u, 1u, 611u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 614u }, /* aether_vec2d_normalize: hypot */
-    { 93u, 32u, 1u, 0u, 1u, 1u, 618u }, /* aether_f32_neg: neg-sub */
-    { 94u, 32u, 1u, 0u, 4u, 4u, 620u }, /* aether_quatf_conjugate: neg-sub */
-    { 22u, 32u, 1u, 0u, 4u, 4u, 628u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 636u }, /* aether_f32_atan2: neg-sub */
-    { 32u, 32u, 1u, 0u, 2u, 1u, 639u }, /* aether_f32_pow: neg-sub */
-    { 37u, 32u, 1u, 0u, 3u, 9u, 642u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 39u, 32u, 1u, 0u, 3u, 4u, 654u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 52u, 32u, 1u, 0u, 4u, 6u, 661u }, /* aether_mat2f_eigh: neg-sub */
-    { 95u, 64u, 1u, 0u, 1u, 1u, 671u }, /* aether_f64_neg: neg-sub */
-    { 96u, 64u, 1u, 0u, 4u, 4u, 673u }, /* aether_quatd_conjugate: neg-sub */
-    { 63u, 64u, 1u, 0u, 4u, 4u, 681u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 67u, 64u, 1u, 0u, 2u, 1u, 689u }, /* aether_f64_atan2: neg-sub */
-    { 72u, 64u, 1u, 0u, 2u, 1u, 692u }, /* aether_f64_pow: neg-sub */
-    { 77u, 64u, 1u, 0u, 3u, 9u, 695u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 79u, 64u, 1u, 0u, 3u, 4u, 707u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 92u, 64u, 1u, 0u, 4u, 6u, 714u }, /* aether_mat2d_eigh: neg-sub */
-    { 97u, 32u, 1u, 0u, 9u, 9u, 724u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 98u, 64u, 1u, 0u, 9u, 9u, 742u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 99u, 32u, 1u, 0u, 2u, 1u, 760u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 100u, 64u, 1u, 0u, 2u, 1u, 763u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 18u, 32u, 1u, 0u, 6u, 2u, 766u }, /* aether_mat2f_mul_vec: column-major */
-    { 19u, 32u, 1u, 0u, 8u, 4u, 774u }, /* aether_mat2f_mul: column-major */
-    { 59u, 64u, 1u, 0u, 6u, 2u, 786u }, /* aether_mat2d_mul_vec: column-major */
-    { 60u, 64u, 1u, 0u, 8u, 4u, 794u }, /* aether_mat2d_mul: column-major */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 806u }, /* aether_quatf_mul: quat-xyzw */
-    { 94u, 32u, 1u, 0u, 4u, 4u, 818u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 57u, 64u, 1u, 0u, 8u, 4u, 826u }, /* aether_quatd_mul: quat-xyzw */
-    { 96u, 64u, 1u, 0u, 4u, 4u, 838u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 101u, 32u, 1u, 0u, 3u, 1u, 846u }, /* aether_f32_two_sum_err: uncompensated */
-    { 102u, 32u, 1u, 0u, 2u, 2u, 850u }, /* aether_f32_two_sum: uncompensated */
-    { 103u, 64u, 1u, 0u, 3u, 1u, 854u }, /* aether_f64_two_sum_err: uncompensated */
-    { 104u, 64u, 1u, 0u, 2u, 2u, 858u }, /* aether_f64_two_sum: uncompensated */
-    { 105u, 32u, 1u, 0u, 2u, 1u, 862u }, /* aether_pairf_value: non-finite-kept */
-    { 39u, 32u, 1u, 0u, 3u, 4u, 865u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 106u, 64u, 1u, 0u, 2u, 1u, 872u }, /* aether_paird_value: non-finite-kept */
-    { 79u, 64u, 1u, 0u, 3u, 4u, 875u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 107u, 32u, 1u, 0u, 64u, 2u, 882u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 108u, 64u, 1u, 0u, 64u, 2u, 948u }, /* aether_paird_reduce32: rounds-reversed */
-    { 42u, 32u, 1u, 0u, 4u, 7u, 1014u }, /* aether_mat2f_lu: pivot-last */
-    { 82u, 64u, 1u, 0u, 4u, 7u, 1025u }, /* aether_mat2d_lu: pivot-last */
-    { 109u, 32u, 1u, 0u, 9u, 13u, 1036u }, /* aether_mat3f_lu: right-looking */
-    { 110u, 64u, 1u, 0u, 9u, 13u, 1058u }, /* aether_mat3d_lu: right-looking */
-    { 50u, 32u, 1u, 0u, 4u, 5u, 1080u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 90u, 64u, 1u, 0u, 4u, 5u, 1089u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 111u, 32u, 1u, 0u, 4u, 2u, 1098u }, /* aether_pairf_combine: comp-dropped */
-    { 107u, 32u, 1u, 0u, 64u, 2u, 1104u }, /* aether_pairf_reduce32: comp-dropped */
-    { 112u, 64u, 1u, 0u, 4u, 2u, 1170u }, /* aether_paird_combine: comp-dropped */
-    { 108u, 64u, 1u, 0u, 64u, 2u, 1176u }, /* aether_paird_reduce32: comp-dropped */
-    { 113u, 32u, 1u, 1u, 2u, 1u, 1242u }, /* aether_f32_fmin: nan-first */
-    { 114u, 32u, 1u, 1u, 2u, 1u, 1245u }, /* aether_f32_fmax: nan-first */
-    { 115u, 64u, 1u, 1u, 2u, 1u, 1248u }, /* aether_f64_fmin: nan-first */
-    { 116u, 64u, 1u, 1u, 2u, 1u, 1251u }, /* aether_f64_fmax: nan-first */
-    { 113u, 32u, 1u, 1u, 2u, 1u, 1254u }, /* aether_f32_fmin: nan-second */
-    { 114u, 32u, 1u, 1u, 2u, 1u, 1257u }, /* aether_f32_fmax: nan-second */
-    { 115u, 64u, 1u, 1u, 2u, 1u, 1260u }, /* aether_f64_fmin: nan-second */
-    { 116u, 64u, 1u, 1u, 2u, 1u, 1263u }, /* aether_f64_fmax: nan-second */
-    { 16u, 32u, 1u, 0u, 8u, 4u, 1266u }, /* aether_quatf_mul: reassociate */
-    { 111u, 32u, 1u, 0u, 4u, 2u, 1278u }, /* aether_pairf_combine: reassociate */
-    { 57u, 64u, 1u, 0u, 8u, 4u, 1284u }, /* aether_quatd_mul: reassociate */
-    { 112u, 64u, 1u, 0u, 4u, 2u, 1296u }, /* aether_paird_combine: reassociate */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 1302u }, /* aether_f32_atan: reciprocal */
-    { 27u, 32u, 1u, 0u, 2u, 1u, 1304u }, /* aether_f32_atan2: reciprocal */
-    { 66u, 64u, 1u, 0u, 1u, 1u, 1307u }, /* aether_f64_atan: reciprocal */
-    { 67u, 64u, 1u, 0u, 2u, 1u, 1309u }, /* aether_f64_atan2: reciprocal */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1312u }, /* aether_f32_sincos: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1315u }, /* aether_f32_sin: product-order */
-    { 64u, 64u, 1u, 0u, 1u, 2u, 1317u }, /* aether_f64_sincos: product-order */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 1320u }, /* aether_f64_sin: product-order */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1322u }, /* aether_f32_sincos: coefficient-bit */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1325u }, /* aether_f32_sin: coefficient-bit */
-    { 64u, 64u, 1u, 0u, 1u, 2u, 1327u }, /* aether_f64_sincos: coefficient-bit */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 1330u }, /* aether_f64_sin: coefficient-bit */
-    { 23u, 32u, 1u, 0u, 1u, 2u, 1332u }, /* aether_f32_sincos: reduction-constant */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1335u }, /* aether_f32_sin: reduction-constant */
-    { 64u, 64u, 1u, 0u, 1u, 2u, 1337u }, /* aether_f64_sincos: reduction-constant */
-    { 65u, 64u, 1u, 0u, 1u, 1u, 1340u }, /* aether_f64_sin: reduction-constant */
+    { 23u, 32u, 1u, 0u, 1u, 1u, 151u }, /* aether_f32_sin_poly: fma */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 153u }, /* aether_f32_cos_poly: fma */
+    { 25u, 32u, 1u, 0u, 1u, 1u, 155u }, /* aether_f32_tan_poly: fma */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 157u }, /* aether_f32_atan_poly: fma */
+    { 27u, 32u, 1u, 0u, 1u, 1u, 159u }, /* aether_f32_asin_poly: fma */
+    { 28u, 32u, 1u, 0u, 1u, 1u, 161u }, /* aether_f32_exp_poly: fma */
+    { 29u, 32u, 1u, 0u, 1u, 1u, 163u }, /* aether_f32_exp2_poly: fma */
+    { 30u, 32u, 1u, 0u, 1u, 1u, 165u }, /* aether_f32_log_poly: fma */
+    { 31u, 32u, 1u, 0u, 1u, 1u, 167u }, /* aether_f32_pow_poly: fma */
+    { 32u, 32u, 1u, 0u, 1u, 2u, 169u }, /* aether_f32_sincos: fma */
+    { 33u, 32u, 1u, 0u, 1u, 1u, 172u }, /* aether_f32_sin: fma */
+    { 34u, 32u, 1u, 0u, 1u, 1u, 174u }, /* aether_f32_cos: fma */
+    { 35u, 32u, 1u, 0u, 1u, 1u, 176u }, /* aether_f32_atan: fma */
+    { 36u, 32u, 1u, 0u, 2u, 1u, 178u }, /* aether_f32_atan2: fma */
+    { 37u, 32u, 1u, 0u, 1u, 1u, 181u }, /* aether_f32_exp: fma */
+    { 38u, 32u, 1u, 0u, 1u, 1u, 183u }, /* aether_f32_log: fma */
+    { 39u, 32u, 1u, 0u, 1u, 1u, 185u }, /* aether_f32_exp2: fma */
+    { 40u, 32u, 1u, 0u, 1u, 1u, 187u }, /* aether_f32_log2: fma */
+    { 41u, 32u, 1u, 0u, 2u, 1u, 189u }, /* aether_f32_pow: fma */
+    { 42u, 32u, 1u, 0u, 1u, 1u, 192u }, /* aether_f32_tan: fma */
+    { 43u, 32u, 1u, 0u, 1u, 1u, 194u }, /* aether_f32_asin: fma */
+    { 44u, 32u, 1u, 0u, 1u, 1u, 196u }, /* aether_f32_acos: fma */
+    { 45u, 32u, 1u, 0u, 4u, 4u, 198u }, /* aether_quatf_from_axis_angle: fma */
+    { 46u, 32u, 1u, 0u, 3u, 9u, 206u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 47u, 32u, 1u, 0u, 9u, 4u, 218u }, /* aether_quatf_slerp: fma */
+    { 48u, 32u, 1u, 0u, 3u, 4u, 231u }, /* aether_f32_jacobi_rotation: fma */
+    { 49u, 32u, 1u, 0u, 6u, 2u, 238u }, /* aether_f32_jacobi_update: fma */
+    { 50u, 32u, 1u, 0u, 7u, 2u, 246u }, /* aether_f32_jacobi_diag: fma */
+    { 51u, 32u, 1u, 0u, 4u, 7u, 255u }, /* aether_mat2f_lu: fma */
+    { 52u, 32u, 1u, 0u, 8u, 2u, 266u }, /* aether_mat2f_lu_solve: fma */
+    { 53u, 32u, 1u, 0u, 6u, 2u, 276u }, /* aether_mat2f_solve_lower: fma */
+    { 54u, 32u, 1u, 0u, 6u, 2u, 284u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 55u, 32u, 1u, 0u, 6u, 2u, 292u }, /* aether_mat2f_solve_upper: fma */
+    { 56u, 32u, 1u, 0u, 6u, 2u, 300u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 57u, 32u, 1u, 0u, 4u, 1u, 308u }, /* aether_mat2f_det_lu: fma */
+    { 58u, 32u, 1u, 0u, 4u, 5u, 313u }, /* aether_mat2f_inverse: fma */
+    { 59u, 32u, 1u, 0u, 4u, 5u, 322u }, /* aether_mat2f_cholesky: fma */
+    { 60u, 32u, 1u, 0u, 6u, 2u, 331u }, /* aether_mat2f_cholesky_solve: fma */
+    { 61u, 32u, 1u, 0u, 4u, 6u, 339u }, /* aether_mat2f_eigh: fma */
+    { 62u, 64u, 1u, 0u, 5u, 2u, 349u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 356u }, /* aether_vec2d_dot: fma */
+    { 63u, 64u, 1u, 0u, 2u, 1u, 361u }, /* aether_vec2d_squared_norm: fma */
+    { 64u, 64u, 1u, 0u, 2u, 1u, 364u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 367u }, /* aether_vec2d_normalize: fma */
+    { 65u, 64u, 1u, 0u, 6u, 3u, 371u }, /* aether_vec3d_cross: fma */
+    { 66u, 64u, 1u, 0u, 8u, 4u, 380u }, /* aether_quatd_mul: fma */
+    { 67u, 64u, 1u, 0u, 7u, 3u, 392u }, /* aether_quatd_rotate: fma */
+    { 68u, 64u, 1u, 0u, 6u, 2u, 402u }, /* aether_mat2d_mul_vec: fma */
+    { 69u, 64u, 1u, 0u, 8u, 4u, 410u }, /* aether_mat2d_mul: fma */
+    { 70u, 64u, 1u, 0u, 8u, 1u, 422u }, /* aether_mat2d_dot: fma */
+    { 71u, 64u, 1u, 0u, 4u, 1u, 431u }, /* aether_mat2d_determinant: fma */
+    { 72u, 64u, 1u, 0u, 4u, 4u, 436u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 73u, 64u, 1u, 0u, 1u, 1u, 444u }, /* aether_f64_sin_poly: fma */
+    { 74u, 64u, 1u, 0u, 1u, 1u, 446u }, /* aether_f64_cos_poly: fma */
+    { 75u, 64u, 1u, 0u, 1u, 1u, 448u }, /* aether_f64_tan_poly: fma */
+    { 76u, 64u, 1u, 0u, 1u, 1u, 450u }, /* aether_f64_atan_poly: fma */
+    { 77u, 64u, 1u, 0u, 1u, 1u, 452u }, /* aether_f64_asin_poly: fma */
+    { 78u, 64u, 1u, 0u, 1u, 1u, 454u }, /* aether_f64_exp_poly: fma */
+    { 79u, 64u, 1u, 0u, 1u, 1u, 456u }, /* aether_f64_exp2_poly: fma */
+    { 80u, 64u, 1u, 0u, 1u, 1u, 458u }, /* aether_f64_log_poly: fma */
+    { 81u, 64u, 1u, 0u, 1u, 1u, 460u }, /* aether_f64_pow_poly: fma */
+    { 82u, 64u, 1u, 0u, 1u, 2u, 462u }, /* aether_f64_sincos: fma */
+    { 83u, 64u, 1u, 0u, 1u, 1u, 465u }, /* aether_f64_sin: fma */
+    { 84u, 64u, 1u, 0u, 1u, 1u, 467u }, /* aether_f64_atan: fma */
+    { 85u, 64u, 1u, 0u, 2u, 1u, 469u }, /* aether_f64_atan2: fma */
+    { 86u, 64u, 1u, 0u, 1u, 1u, 472u }, /* aether_f64_exp: fma */
+    { 87u, 64u, 1u, 0u, 1u, 1u, 474u }, /* aether_f64_log: fma */
+    { 88u, 64u, 1u, 0u, 1u, 1u, 476u }, /* aether_f64_exp2: fma */
+    { 89u, 64u, 1u, 0u, 1u, 1u, 478u }, /* aether_f64_log2: fma */
+    { 90u, 64u, 1u, 0u, 2u, 1u, 480u }, /* aether_f64_pow: fma */
+    { 91u, 64u, 1u, 0u, 1u, 1u, 483u }, /* aether_f64_tan: fma */
+    { 92u, 64u, 1u, 0u, 1u, 1u, 485u }, /* aether_f64_asin: fma */
+    { 93u, 64u, 1u, 0u, 1u, 1u, 487u }, /* aether_f64_acos: fma */
+    { 94u, 64u, 1u, 0u, 4u, 4u, 489u }, /* aether_quatd_from_axis_angle: fma */
+    { 95u, 64u, 1u, 0u, 3u, 9u, 497u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 96u, 64u, 1u, 0u, 9u, 4u, 509u }, /* aether_quatd_slerp: fma */
+    { 97u, 64u, 1u, 0u, 3u, 4u, 522u }, /* aether_f64_jacobi_rotation: fma */
+    { 98u, 64u, 1u, 0u, 6u, 2u, 529u }, /* aether_f64_jacobi_update: fma */
+    { 99u, 64u, 1u, 0u, 7u, 2u, 537u }, /* aether_f64_jacobi_diag: fma */
+    { 100u, 64u, 1u, 0u, 4u, 7u, 546u }, /* aether_mat2d_lu: fma */
+    { 101u, 64u, 1u, 0u, 8u, 2u, 557u }, /* aether_mat2d_lu_solve: fma */
+    { 102u, 64u, 1u, 0u, 6u, 2u, 567u }, /* aether_mat2d_solve_lower: fma */
+    { 103u, 64u, 1u, 0u, 6u, 2u, 575u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 104u, 64u, 1u, 0u, 6u, 2u, 583u }, /* aether_mat2d_solve_upper: fma */
+    { 105u, 64u, 1u, 0u, 6u, 2u, 591u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 106u, 64u, 1u, 0u, 4u, 1u, 599u }, /* aether_mat2d_det_lu: fma */
+    { 107u, 64u, 1u, 0u, 4u, 5u, 604u }, /* aether_mat2d_inverse: fma */
+    { 108u, 64u, 1u, 0u, 4u, 5u, 613u }, /* aether_mat2d_cholesky: fma */
+    { 109u, 64u, 1u, 0u, 6u, 2u, 622u }, /* aether_mat2d_cholesky_solve: fma */
+    { 110u, 64u, 1u, 0u, 4u, 6u, 630u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 640u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 643u }, /* aether_vec2f_normalize: hypot */
+    { 64u, 64u, 1u, 0u, 2u, 1u, 647u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 650u }, /* aether_vec2d_normalize: hypot */
+    { 111u, 32u, 1u, 0u, 1u, 1u, 654u }, /* aether_f32_neg: neg-sub */
+    { 112u, 32u, 1u, 0u, 4u, 4u, 656u }, /* aether_quatf_conjugate: neg-sub */
+    { 22u, 32u, 1u, 0u, 4u, 4u, 664u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 36u, 32u, 1u, 0u, 2u, 1u, 672u }, /* aether_f32_atan2: neg-sub */
+    { 41u, 32u, 1u, 0u, 2u, 1u, 675u }, /* aether_f32_pow: neg-sub */
+    { 46u, 32u, 1u, 0u, 3u, 9u, 678u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 48u, 32u, 1u, 0u, 3u, 4u, 690u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 61u, 32u, 1u, 0u, 4u, 6u, 697u }, /* aether_mat2f_eigh: neg-sub */
+    { 113u, 64u, 1u, 0u, 1u, 1u, 707u }, /* aether_f64_neg: neg-sub */
+    { 114u, 64u, 1u, 0u, 4u, 4u, 709u }, /* aether_quatd_conjugate: neg-sub */
+    { 72u, 64u, 1u, 0u, 4u, 4u, 717u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 85u, 64u, 1u, 0u, 2u, 1u, 725u }, /* aether_f64_atan2: neg-sub */
+    { 90u, 64u, 1u, 0u, 2u, 1u, 728u }, /* aether_f64_pow: neg-sub */
+    { 95u, 64u, 1u, 0u, 3u, 9u, 731u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 97u, 64u, 1u, 0u, 3u, 4u, 743u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 110u, 64u, 1u, 0u, 4u, 6u, 750u }, /* aether_mat2d_eigh: neg-sub */
+    { 115u, 32u, 1u, 0u, 9u, 9u, 760u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 116u, 64u, 1u, 0u, 9u, 9u, 778u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 117u, 32u, 1u, 0u, 2u, 1u, 796u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 118u, 64u, 1u, 0u, 2u, 1u, 799u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 18u, 32u, 1u, 0u, 6u, 2u, 802u }, /* aether_mat2f_mul_vec: column-major */
+    { 19u, 32u, 1u, 0u, 8u, 4u, 810u }, /* aether_mat2f_mul: column-major */
+    { 68u, 64u, 1u, 0u, 6u, 2u, 822u }, /* aether_mat2d_mul_vec: column-major */
+    { 69u, 64u, 1u, 0u, 8u, 4u, 830u }, /* aether_mat2d_mul: column-major */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 842u }, /* aether_quatf_mul: quat-xyzw */
+    { 112u, 32u, 1u, 0u, 4u, 4u, 854u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 66u, 64u, 1u, 0u, 8u, 4u, 862u }, /* aether_quatd_mul: quat-xyzw */
+    { 114u, 64u, 1u, 0u, 4u, 4u, 874u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 119u, 32u, 1u, 0u, 3u, 1u, 882u }, /* aether_f32_two_sum_err: uncompensated */
+    { 120u, 32u, 1u, 0u, 2u, 2u, 886u }, /* aether_f32_two_sum: uncompensated */
+    { 121u, 64u, 1u, 0u, 3u, 1u, 890u }, /* aether_f64_two_sum_err: uncompensated */
+    { 122u, 64u, 1u, 0u, 2u, 2u, 894u }, /* aether_f64_two_sum: uncompensated */
+    { 123u, 32u, 1u, 0u, 2u, 1u, 898u }, /* aether_pairf_value: non-finite-kept */
+    { 48u, 32u, 1u, 0u, 3u, 4u, 901u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 124u, 64u, 1u, 0u, 2u, 1u, 908u }, /* aether_paird_value: non-finite-kept */
+    { 97u, 64u, 1u, 0u, 3u, 4u, 911u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 125u, 32u, 1u, 0u, 64u, 2u, 918u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 126u, 64u, 1u, 0u, 64u, 2u, 984u }, /* aether_paird_reduce32: rounds-reversed */
+    { 51u, 32u, 1u, 0u, 4u, 7u, 1050u }, /* aether_mat2f_lu: pivot-last */
+    { 100u, 64u, 1u, 0u, 4u, 7u, 1061u }, /* aether_mat2d_lu: pivot-last */
+    { 127u, 32u, 1u, 0u, 9u, 13u, 1072u }, /* aether_mat3f_lu: right-looking */
+    { 128u, 64u, 1u, 0u, 9u, 13u, 1094u }, /* aether_mat3d_lu: right-looking */
+    { 59u, 32u, 1u, 0u, 4u, 5u, 1116u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 108u, 64u, 1u, 0u, 4u, 5u, 1125u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 129u, 32u, 1u, 0u, 4u, 2u, 1134u }, /* aether_pairf_combine: comp-dropped */
+    { 125u, 32u, 1u, 0u, 64u, 2u, 1140u }, /* aether_pairf_reduce32: comp-dropped */
+    { 130u, 64u, 1u, 0u, 4u, 2u, 1206u }, /* aether_paird_combine: comp-dropped */
+    { 126u, 64u, 1u, 0u, 64u, 2u, 1212u }, /* aether_paird_reduce32: comp-dropped */
+    { 131u, 32u, 1u, 1u, 2u, 1u, 1278u }, /* aether_f32_fmin: nan-first */
+    { 132u, 32u, 1u, 1u, 2u, 1u, 1281u }, /* aether_f32_fmax: nan-first */
+    { 133u, 64u, 1u, 1u, 2u, 1u, 1284u }, /* aether_f64_fmin: nan-first */
+    { 134u, 64u, 1u, 1u, 2u, 1u, 1287u }, /* aether_f64_fmax: nan-first */
+    { 131u, 32u, 1u, 1u, 2u, 1u, 1290u }, /* aether_f32_fmin: nan-second */
+    { 132u, 32u, 1u, 1u, 2u, 1u, 1293u }, /* aether_f32_fmax: nan-second */
+    { 133u, 64u, 1u, 1u, 2u, 1u, 1296u }, /* aether_f64_fmin: nan-second */
+    { 134u, 64u, 1u, 1u, 2u, 1u, 1299u }, /* aether_f64_fmax: nan-second */
+    { 16u, 32u, 1u, 0u, 8u, 4u, 1302u }, /* aether_quatf_mul: reassociate */
+    { 129u, 32u, 1u, 0u, 4u, 2u, 1314u }, /* aether_pairf_combine: reassociate */
+    { 66u, 64u, 1u, 0u, 8u, 4u, 1320u }, /* aether_quatd_mul: reassociate */
+    { 130u, 64u, 1u, 0u, 4u, 2u, 1332u }, /* aether_paird_combine: reassociate */
+    { 35u, 32u, 1u, 0u, 1u, 1u, 1338u }, /* aether_f32_atan: reciprocal */
+    { 36u, 32u, 1u, 0u, 2u, 1u, 1340u }, /* aether_f32_atan2: reciprocal */
+    { 84u, 64u, 1u, 0u, 1u, 1u, 1343u }, /* aether_f64_atan: reciprocal */
+    { 85u, 64u, 1u, 0u, 2u, 1u, 1345u }, /* aether_f64_atan2: reciprocal */
+    { 32u, 32u, 1u, 0u, 1u, 2u, 1348u }, /* aether_f32_sincos: product-order */
+    { 33u, 32u, 1u, 0u, 1u, 1u, 1351u }, /* aether_f32_sin: product-order */
+    { 82u, 64u, 1u, 0u, 1u, 2u, 1353u }, /* aether_f64_sincos: product-order */
+    { 83u, 64u, 1u, 0u, 1u, 1u, 1356u }, /* aether_f64_sin: product-order */
+    { 23u, 32u, 1u, 0u, 1u, 1u, 1358u }, /* aether_f32_sin_poly: coefficient-bit */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1360u }, /* aether_f32_cos_poly: coefficient-bit */
+    { 73u, 64u, 1u, 0u, 1u, 1u, 1362u }, /* aether_f64_sin_poly: coefficient-bit */
+    { 74u, 64u, 1u, 0u, 1u, 1u, 1364u }, /* aether_f64_cos_poly: coefficient-bit */
+    { 32u, 32u, 1u, 0u, 1u, 2u, 1366u }, /* aether_f32_sincos: reduction-constant */
+    { 33u, 32u, 1u, 0u, 1u, 1u, 1369u }, /* aether_f32_sin: reduction-constant */
+    { 82u, 64u, 1u, 0u, 1u, 2u, 1371u }, /* aether_f64_sincos: reduction-constant */
+    { 83u, 64u, 1u, 0u, 1u, 1u, 1374u }, /* aether_f64_sin: reduction-constant */
 };
-__constant ulong aether_selftest_words[1342] = {
+__constant ulong aether_selftest_words[1376] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
     0x00000000be4faecful, 0x00000000bf56f85ful, 0x000000004154f1ddul, 0x000000003e2438eaul,
     0x00000000bf7a6cb8ul, 0x00000000402dbdb6ul, 0x000000004213ad19ul, 0xbfc7d04f62c6569ful,
@@ -33572,76 +34508,85 @@ __constant ulong aether_selftest_words[1342] = {
     0x0000000040fc024dul, 0x00000000ea342ac8ul, 0x00000000fe950b02ul, 0x00000000d6a5edb1ul,
     0x0000000075b389fbul, 0x00000000780e0606ul, 0x00000000ffc00000ul, 0x00000000c13e85c9ul,
     0x00000000bf818b94ul, 0x00000000bf2d14abul, 0x00000000bfb8b2acul, 0x00000000bdb31f9cul,
-    0x000000003d7b454dul, 0x000000003d27db5dul, 0x00000000bf38c5b8ul, 0x00000000417211e5ul,
-    0x000000003f0bfe37ul, 0x00000000bf5654d7ul, 0x000000003f0009ecul, 0x000000003ef588aeul,
-    0x00000000c0158bbaul, 0x00000000bf317299ul, 0x000000003e39e688ul, 0x000000003e37e5ceul,
-    0x00000000805d2fb5ul, 0x0000000027c775f2ul, 0x0000000097ef33baul, 0x00000000be31f173ul,
-    0x000000003f572a39ul, 0x000000003f45ccd8ul, 0x00000000be840e1cul, 0x000000003f1d1939ul,
-    0x000000003fc3dbb6ul, 0x000000003f02d4e1ul, 0x00000000bf77eb3dul, 0x000000003d9f7f71ul,
-    0x0000000041465ec5ul, 0x0000000028a24d2bul, 0x00000000c10c20a4ul, 0x000000003f497da5ul,
-    0x00000000bf117042ul, 0x00000000bf1aae12ul, 0x000000003ee71e51ul, 0x000000003f8d1d62ul,
-    0x0000000000000000ul, 0x0000000000000000ul, 0x000000003f800000ul, 0x000000003f8009ecul,
-    0x000000003f60a47eul, 0x0000000000000000ul, 0x0000000000000000ul, 0x000000003ef588aeul,
-    0x000000003f258057ul, 0x000000003fbaee5eul, 0x000000003fc1db62ul, 0x000000003bcb1a73ul,
-    0x00000000bde146cful, 0x000000003f7e710cul, 0x000000003f54a3aful, 0x00000000bf0d88aaul,
-    0x00000000bd87eb51ul, 0x000000003f0e8a86ul, 0x000000003f537343ul, 0x000000003db41a0eul,
-    0x000000003e5160c9ul, 0x00000000416259caul, 0x00000000c03a78f9ul, 0x000000003f7fa9f3ul,
-    0x00000000be8b9a4eul, 0x00000000c00e7850ul, 0x00000000c04b7ef8ul, 0x000000003e8c1f18ul,
-    0x00000000be66422aul, 0x000000003c31f6c5ul, 0x000000003f776580ul, 0x00000000be7beb5bul,
-    0x000000003d971c95ul, 0x00000000bee6eee5ul, 0x00000000c03647abul, 0x00000000407eed2ful,
-    0x000000003f4d7329ul, 0x00000000bf18baceul, 0x00000000bf3e4eebul, 0x00000000bea975f0ul,
-    0x000000004067ee3bul, 0x000000003e40ac86ul, 0x000000003d99de7bul, 0x00000000c16c416ful,
-    0x000000003f25ffdbul, 0x00000000c002778ful, 0x00000000c2cd5d0cul, 0x00000000c26bf1edul,
-    0x00000000c1068a1eul, 0x0000000040d8329eul, 0x00000000c0bb6dd0ul, 0x00000000c0fc015aul,
-    0x00000000c0d4244eul, 0x00000000407ec97cul, 0x00000000bf91df4ful, 0x00000000416e8ad2ul,
-    0x00000000c1847dd0ul, 0x0000000075c242aeul, 0x00000000d6864858ul, 0x0000000076d6a5ceul,
-    0x00000000d82c7331ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x000000003e67af66ul,
-    0x0000000056b1dbdaul, 0x0000000000000002ul, 0x0000000000000002ul, 0x0000000000000000ul,
-    0x000000003f7a9479ul, 0x000000003f621b6bul, 0x000000003f24ef59ul, 0x000000003ed1cf04ul,
-    0x0000000000000002ul, 0x0000000000000002ul, 0x00000000c03fefa4ul, 0x0000000040423a71ul,
-    0x00000000416027a3ul, 0x00000000c1417094ul, 0x000000003f83b0f7ul, 0x000000003e4c5666ul,
-    0x000000003e4c5666ul, 0x000000003f231e09ul, 0x00000000406ab21dul, 0x000000003f5ed47dul,
-    0x0000000040641e07ul, 0x000000003e7fce2aul, 0x00000000bf2712d9ul, 0x00000000bf01c80dul,
-    0x00000000bf361498ul, 0x00000000405fe50cul, 0x00000000bfbc4e31ul, 0x000000004073c273ul,
-    0x00000000bfbc4e31ul, 0x000000004030cb14ul, 0x00000000a648a7a4ul, 0x00000000cbca2f4dul,
-    0x000000002a5ada63ul, 0x000000003ce140f1ul, 0x00000000406b32fbul, 0x00000000c055ae30ul,
-    0x000000006874b2dcul, 0x00000000c2f2d8d7ul, 0x00000000c0cbc5caul, 0x000000003e138b83ul,
-    0x000000004079aab1ul, 0x00000000409d94b1ul, 0x00000000bfc59696ul, 0x00000000bf8d7817ul,
-    0x00000000bfb13452ul, 0x00000000bf8d7817ul, 0x00000000befc420aul, 0x000000003f3750b6ul,
-    0x00000000befc420bul, 0x000000003f3750b7ul, 0x0000000000000000ul, 0x00000000be45c055ul,
-    0x000000003f730fdbul, 0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000cc9d541dul,
-    0x000000004c9d541dul, 0x00000000cb7ffffful, 0x000000004b800000ul, 0x0000000000000000ul,
-    0x000000003fc96d57ul, 0x000000003efe71c7ul, 0x000000003efe71c7ul, 0x000000003f613d00ul,
-    0x000000003fa091e0ul, 0x0000000000000000ul, 0x000000003ecad54cul, 0x000000003f59a8d7ul,
-    0x0000000000000000ul, 0x000000003fddb3d7ul, 0x0000000000000000ul, 0x000000003f13cd3aul,
-    0x00000000bf800000ul, 0x00000000c02c3fb2ul, 0x000000003e5c1242ul, 0x00000000bfa2479aul,
-    0x000000003f8e576aul, 0x00000000bf4c8374ul, 0x00000000bf1b4b21ul, 0x00000000bf4c8374ul,
-    0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul, 0x000000003bd67580ul, 0x000000003f40e591ul,
-    0x00000000bf284e4aul, 0x000000003f284e4aul, 0x000000003f40e591ul, 0xbfe73017009e3888ul,
-    0x3ff0000000000000ul, 0x7ff0000000000000ul, 0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul,
-    0x7ff0000000000000ul, 0x3fb51a0b379585c0ul, 0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul,
-    0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul, 0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul,
-    0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul, 0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul,
-    0x4004225ea8da7c2dul, 0xc006ad80ab73579dul, 0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful,
-    0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul, 0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul,
-    0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul, 0xbfe6e960788cc26dul, 0xc0629c4247f6657dul,
-    0xc01a257bf3e0372eul, 0xc053a5e2d16797edul, 0xc02046cf96a86113ul, 0x3fc543bc917031feul,
-    0xbff04b293133764ful, 0x400b2fc118f249e5ul, 0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul,
-    0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul, 0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul,
-    0x403295bfdd690a24ul, 0x3fe788d22945983aul, 0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul,
-    0x3fb3504af9145e11ul, 0xc00cea2f786599fcul, 0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul,
-    0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul, 0xc02655272008c949ul, 0xbfee4273930ffad1ul,
-    0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul, 0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul,
-    0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul, 0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul,
-    0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul, 0x4026aa834628e896ul, 0x3fce1334051474deul,
-    0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul, 0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul,
-    0x401e36094384fac7ul, 0x4002bf0ac612b314ul, 0xc03466e506a78178ul, 0x400947c90ee5f4c6ul,
-    0x4000000000000000ul, 0xb28e9f094b5c5195ul, 0x0000000000000000ul, 0x3fec46063d7d40baul,
-    0xc008000000000000ul, 0x3ffc407e99a47b9bul, 0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul,
-    0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul, 0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul,
-    0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul, 0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul,
-    0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul, 0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful,
-    0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul, 0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul,
+    0x000000003d7b454dul, 0x000000003d27db5dul, 0x00000000bf38c5b8ul, 0x00000000c3dead04ul,
+    0x00000000c38df6a8ul, 0x00000000cc830d6eul, 0x0000000051d7dc80ul, 0x00000000c08e4832ul,
+    0x00000000c1199c88ul, 0x0000000040400000ul, 0x00000000c04aee35ul, 0x00000000bf91fb78ul,
+    0x000000003d6983b0ul, 0x000000003f3d927ful, 0x000000003f266df2ul, 0x00000000c00254b9ul,
+    0x000000003e21bc4eul, 0x00000000c0400000ul, 0x0000000040084814ul, 0x00000000bfcd7545ul,
+    0x000000003cc7d720ul, 0x00000000417211e5ul, 0x000000003f0bfe37ul, 0x00000000bf5654d7ul,
+    0x000000003f0009ecul, 0x000000003ef588aeul, 0x00000000c0158bbaul, 0x00000000bf317299ul,
+    0x000000003e39e688ul, 0x000000003e37e5ceul, 0x00000000805d2fb5ul, 0x0000000027c775f2ul,
+    0x0000000097ef33baul, 0x00000000be31f173ul, 0x000000003f572a39ul, 0x000000003f45ccd8ul,
+    0x00000000be840e1cul, 0x000000003f1d1939ul, 0x000000003fc3dbb6ul, 0x000000003f02d4e1ul,
+    0x00000000bf77eb3dul, 0x000000003d9f7f71ul, 0x0000000041465ec5ul, 0x0000000028a24d2bul,
+    0x00000000c10c20a4ul, 0x000000003f497da5ul, 0x00000000bf117042ul, 0x00000000bf1aae12ul,
+    0x000000003ee71e51ul, 0x000000003f8d1d62ul, 0x0000000000000000ul, 0x0000000000000000ul,
+    0x000000003f800000ul, 0x000000003f8009ecul, 0x000000003f60a47eul, 0x0000000000000000ul,
+    0x0000000000000000ul, 0x000000003ef588aeul, 0x000000003f258057ul, 0x000000003fbaee5eul,
+    0x000000003fc1db62ul, 0x000000003bcb1a73ul, 0x00000000bde146cful, 0x000000003f7e710cul,
+    0x000000003f54a3aful, 0x00000000bf0d88aaul, 0x00000000bd87eb51ul, 0x000000003f0e8a86ul,
+    0x000000003f537343ul, 0x000000003db41a0eul, 0x000000003e5160c9ul, 0x00000000416259caul,
+    0x00000000c03a78f9ul, 0x000000003f7fa9f3ul, 0x00000000be8b9a4eul, 0x00000000c00e7850ul,
+    0x00000000c04b7ef8ul, 0x000000003e8c1f18ul, 0x00000000be66422aul, 0x000000003c31f6c5ul,
+    0x000000003f776580ul, 0x00000000be7beb5bul, 0x000000003d971c95ul, 0x00000000bee6eee5ul,
+    0x00000000c03647abul, 0x00000000407eed2ful, 0x000000003f4d7329ul, 0x00000000bf18baceul,
+    0x00000000bf3e4eebul, 0x00000000bea975f0ul, 0x000000004067ee3bul, 0x000000003e40ac86ul,
+    0x000000003d99de7bul, 0x00000000c16c416ful, 0x000000003f25ffdbul, 0x00000000c002778ful,
+    0x00000000c2cd5d0cul, 0x00000000c26bf1edul, 0x00000000c1068a1eul, 0x0000000040d8329eul,
+    0x00000000c0bb6dd0ul, 0x00000000c0fc015aul, 0x00000000c0d4244eul, 0x00000000407ec97cul,
+    0x00000000bf91df4ful, 0x00000000416e8ad2ul, 0x00000000c1847dd0ul, 0x0000000075c242aeul,
+    0x00000000d6864858ul, 0x0000000076d6a5ceul, 0x00000000d82c7331ul, 0x0000000076d6a5ceul,
+    0x00000000d82c7331ul, 0x000000003e67af66ul, 0x0000000056b1dbdaul, 0x0000000000000002ul,
+    0x0000000000000002ul, 0x0000000000000000ul, 0x000000003f7a9479ul, 0x000000003f621b6bul,
+    0x000000003f24ef59ul, 0x000000003ed1cf04ul, 0x0000000000000002ul, 0x0000000000000002ul,
+    0x00000000c03fefa4ul, 0x0000000040423a71ul, 0x00000000416027a3ul, 0x00000000c1417094ul,
+    0x000000003f83b0f7ul, 0x000000003e4c5666ul, 0x000000003e4c5666ul, 0x000000003f231e09ul,
+    0x00000000406ab21dul, 0x000000003f5ed47dul, 0x0000000040641e07ul, 0x000000003e7fce2aul,
+    0x00000000bf2712d9ul, 0x00000000bf01c80dul, 0x00000000bf361498ul, 0x00000000405fe50cul,
+    0x00000000bfbc4e31ul, 0x000000004073c273ul, 0x00000000bfbc4e31ul, 0x000000004030cb14ul,
+    0x00000000a648a7a4ul, 0x00000000cbca2f4dul, 0x000000002a5ada63ul, 0x000000003ce140f1ul,
+    0x00000000406b32fbul, 0x00000000c055ae30ul, 0x000000006874b2dcul, 0x00000000c2f2d8d7ul,
+    0x00000000c0cbc5caul, 0x000000003e138b83ul, 0x000000004079aab1ul, 0x00000000409d94b1ul,
+    0x00000000bfc59696ul, 0x00000000bf8d7817ul, 0x00000000bfb13452ul, 0x00000000bf8d7817ul,
+    0x00000000befc420aul, 0x000000003f3750b6ul, 0x00000000befc420bul, 0x000000003f3750b7ul,
+    0x0000000000000000ul, 0x00000000be45c055ul, 0x000000003f730fdbul, 0x00000000be45c055ul,
+    0x000000003f730fdbul, 0x00000000cc9d541dul, 0x000000004c9d541dul, 0x00000000cb7ffffful,
+    0x000000004b800000ul, 0x0000000000000000ul, 0x000000003fc96d57ul, 0x000000003efe71c7ul,
+    0x000000003efe71c7ul, 0x000000003f613d00ul, 0x000000003fa091e0ul, 0x0000000000000000ul,
+    0x000000003ecad54cul, 0x000000003f59a8d7ul, 0x0000000000000000ul, 0x000000003fddb3d7ul,
+    0x0000000000000000ul, 0x000000003f13cd3aul, 0x00000000bf800000ul, 0x00000000c02c3fb2ul,
+    0x000000003e5c1242ul, 0x00000000bfa2479aul, 0x000000003f8e576aul, 0x00000000bf4c8374ul,
+    0x00000000bf1b4b21ul, 0x00000000bf4c8374ul, 0x00000000bf1b4b22ul, 0x00000000bfb4bdc0ul,
+    0x000000003bd67580ul, 0x000000003f40e591ul, 0x00000000bf284e4aul, 0x000000003f284e4aul,
+    0x000000003f40e591ul, 0xbfe73017009e3888ul, 0x3ff0000000000000ul, 0x7ff0000000000000ul,
+    0xbfecf3fb6f7884e8ul, 0x3fded47e928ec4c0ul, 0x7ff0000000000000ul, 0x3fb51a0b379585c0ul,
+    0x3ff2799b7a48a575ul, 0x4023173ab69e0931ul, 0xbff25d05133afe18ul, 0xbfca3fe1d3b5d8cbul,
+    0xc00a4317f859393aul, 0xbfd2052aa2ae2dcbul, 0x3fe37908ce96f320ul, 0x3fdcc5f0e627d1a8ul,
+    0xbfde582e3fb4ee7bul, 0x4003c61432e921cbul, 0x4004225ea8da7c2dul, 0xc006ad80ab73579dul,
+    0xc00ebae18d96e874ul, 0xbfe3004b010ae15ful, 0xbfe9bf791dbc1a44ul, 0x40176262ec2d7378ul,
+    0xbff7f87188e57e4bul, 0xc025e6731d6908f5ul, 0x3fef559a8baaeb9dul, 0xc02b63914e006e88ul,
+    0xbfe6e960788cc26dul, 0xc0629c4247f6657dul, 0xc01a257bf3e0372eul, 0xc053a5e2d16797edul,
+    0xc02046cf96a86113ul, 0x3fc543bc917031feul, 0xbff04b293133764ful, 0x400b2fc118f249e5ul,
+    0xbfc80bb88bf92d70ul, 0x3fd3ef2aa2c0c7f4ul, 0xc0010325135817e8ul, 0xbfc62cfd5e71fe3aul,
+    0xbfb9866fa9a4d7c0ul, 0x401359176a84c3e0ul, 0x403295bfdd690a24ul, 0x3fe788d22945983aul,
+    0xc0059a1a2a84fa33ul, 0xbfb20151152e286eul, 0x3fb3504af9145e11ul, 0xc00cea2f786599fcul,
+    0xbfd54111c7d9542dul, 0x3fcaca61f6bad05aul, 0xbfe3d71b5f8705bful, 0x4010cae6e95f44bdul,
+    0xc02655272008c949ul, 0xbfee4273930ffad1ul, 0xbffaa83d2d457a33ul, 0xc02c966b40bcc022ul,
+    0x3fdcead3ed95cbeful, 0xbfc10d9ff1cd46eaul, 0x3fd2f963325b7e0aul, 0xbfd4971f611c1e29ul,
+    0x40106b38960a7694ul, 0x3fc6a1fa981e7c32ul, 0xc0121f715f9e3da0ul, 0x3ff72a668f4f9ea2ul,
+    0x4026aa834628e896ul, 0x3fce1334051474deul, 0xbffcac7448bc3966ul, 0x3fcd7bb20325fcb9ul,
+    0xbfd90d12b8fb59edul, 0x4002b6c3aa9e880bul, 0x401e36094384fac7ul, 0x4002bf0ac612b314ul,
+    0xc03466e506a78178ul, 0x400947c90ee5f4c6ul, 0x4000000000000000ul, 0xb28e9f094b5c5195ul,
+    0x0000000000000000ul, 0x3fec46063d7d40baul, 0xc008000000000000ul, 0x3ffc407e99a47b9bul,
+    0x400615a0c3dc07aeul, 0xbfb532415e70ff14ul, 0xc0184ae96d0f21f0ul, 0xbfdf85b412f79369ul,
+    0x3fc601e6fac2b8e0ul, 0x3fe66806851bb42dul, 0xc0003825e0de49a4ul, 0x3fec1a1c4bb163ecul,
+    0xbfc820772751dbdeul, 0xbfce6b6eef9a262bul, 0x3fc8cd1685fb1b42ul, 0x402631e5c9d8e56aul,
+    0xc015b2e928b0d048ul, 0xbfbdbd639cd1553ful, 0x3fb83f309adedde7ul, 0x3fb7966ce26d775dul,
+    0x4027c56b13b15d24ul, 0xbfb76ba608ef87c7ul, 0x4077abe7aee45ebdul, 0xc04cd35b032684c8ul,
+    0x4008000000000000ul, 0x4037148a803cb440ul, 0x4008000000000000ul, 0x4094401d59300b14ul,
+    0x401657ca52fb5ad4ul, 0x41777d983f06a100ul, 0xbfff934c35895208ul, 0x3fd247eae341c10eul,
+    0xc01a42c0bc786c06ul, 0x3fb567b6203a3b7cul, 0x3ffde7ef68918061ul, 0x402fa0fcac670db2ul,
+    0xc008000000000000ul, 0xc00fbb700908e51ful, 0xbfe054e5c9982668ul, 0xbfdf437e2c6c9b01ul,
     0x3febec11a5ac7ff8ul, 0xc003f89efb8c64fbul, 0xbfe33e4c6422c1d7ul, 0xbfd4f17b682dec0ful,
     0xbfd43d87ff135b92ul, 0x3fe35b03812cca64ul, 0xbfc8fc341b2715bbul, 0x3ffe2099969d1235ul,
     0xbfcb4552da62d711ul, 0x3fe9dc1048b221b8ul, 0x3fda64950f404b50ul, 0xbfec5860386467d3ul,
@@ -33865,12 +34810,11 @@ __constant ulong aether_selftest_words[1342] = {
     0x3ff28f619758be1aul, 0xbff9d80df5a0ad1cul, 0x40273fd45d87a1cful, 0xbfc1ac2580e4c4c9ul,
     0x00000000bf800000ul, 0x00000000bf576aa4ul, 0x000000003f0a5141ul, 0x00000000bf3b4f6ful,
     0x00000000bf2b09fdul, 0x3fe257b92a7af989ul, 0x3fe15ac5592d41dful, 0x3feae2a24def7d72ul,
-    0xc02a777bdab37e9ful, 0xbfe3cbce80436d64ul, 0x00000000be62ae76ul, 0x00000000be60d5aaul,
-    0x000000003f79c0c8ul, 0x00000000bef4f0feul, 0x00000000beebb45bul, 0xc00c9afa4bd32c41ul,
-    0x3fdaeab76c54f748ul, 0xbfed0840865f96c5ul, 0xbfcbe4e152530d53ul, 0xbfcbac7e7461c42ful,
-    0x00000000c120b942ul, 0x000000003f14d6c6ul, 0x00000000bf504929ul, 0x0000000040800000ul,
-    0x00000000bf41bdcful, 0x3ff0000000000000ul, 0x3feaed548f090ceeul, 0x3fe14a280fb5068cul,
-    0xc02b77c60f92e532ul, 0xbfed6ef9b7102b36ul,
+    0xc02a777bdab37e9ful, 0xbfe3cbce80436d64ul, 0x000000003f52d16cul, 0x00000000be23c68ful,
+    0x0000000080000000ul, 0x000000003d2aaaaaul, 0x0010000000000000ul, 0xbfc5555555555555ul,
+    0xc000000000000000ul, 0x3fa6ceb802194ff0ul, 0x00000000c120b942ul, 0x000000003f14d6c6ul,
+    0x00000000bf504929ul, 0x0000000040800000ul, 0x00000000bf41bdcful, 0x3ff0000000000000ul,
+    0x3feaed548f090ceeul, 0x3fe14a280fb5068cul, 0xc02b77c60f92e532ul, 0xbfed6ef9b7102b36ul,
 };
 
 /* The subnormal probes: bits, operand (0: a result flush, 1: an operand flush), a, b, a * b. */
@@ -33897,7 +34841,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
 {
     uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
     uint64_t in[64], out[13];
-    for (i = 0u; i < 177u; ++i) {
+    for (i = 0u; i < 195u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
         const uint n_in = aether_selftest_rows[i][4], n_out = aether_selftest_rows[i][5], at = aether_selftest_rows[i][6];
         size_t n;

@@ -1,7 +1,8 @@
 //! The elementary functions of the contract: [`sincos`], [`sin`], [`cos`],
 //! [`tan`], [`atan`], [`atan2`], [`exp`], [`log`], [`exp2`], [`log2`], [`pow`], [`asin`], [`acos`],
 //! and the rotations built on them, [`slerp`],
-//! [`from_axis_angle`] and [`from_euler_xyz`].
+//! [`from_axis_angle`] and [`from_euler_xyz`]; and their nine polynomials on
+//! their own, [`sin_poly`] to [`pow_poly`].
 //!
 //! Written from the contract's statement (the comment above
 //! `[families.sincos]` in `spec/aether.toml` and `docs/numerics-contract.md`),
@@ -501,6 +502,54 @@ fn horner<T: Real>(c: &[T], u: T) -> T {
     rest.iter().rev().fold(*last, |acc, &ci| ci + u * acc)
 }
 
+// The nine polynomials, each also a function of the contract (its
+// `[families.<name>_poly]`): Horner's rule on the table, for any argument.
+
+/// sin's S(u) in sincos (u = r r): Horner's rule in `u` on `sin_coefficients`.
+pub fn sin_poly<T: Trig>(u: T) -> T {
+    horner(T::sin_coefficients(), u)
+}
+
+/// cos's C(u) in sincos (u = r r): Horner's rule in `u` on `cos_coefficients`.
+pub fn cos_poly<T: Trig>(u: T) -> T {
+    horner(T::cos_coefficients(), u)
+}
+
+/// tan's P(u) (u = v v): Horner's rule in `u` on `tan_coefficients`.
+pub fn tan_poly<T: Trig>(u: T) -> T {
+    horner(T::tan_coefficients(), u)
+}
+
+/// atan's and atan2's P(u) (u = t t): Horner's rule in `u` on `atan_coefficients`.
+pub fn atan_poly<T: Trig>(u: T) -> T {
+    horner(T::atan_coefficients(), u)
+}
+
+/// asin's and acos's P(z): Horner's rule in `z` on `asin_coefficients`.
+pub fn asin_poly<T: Trig>(z: T) -> T {
+    horner(T::asin_coefficients(), z)
+}
+
+/// exp's and pow's P(r): Horner's rule in `r` on `exp_coefficients`.
+pub fn exp_poly<T: Trig>(r: T) -> T {
+    horner(T::exp_coefficients(), r)
+}
+
+/// exp2's P(r): Horner's rule in `r` on `exp2_coefficients`.
+pub fn exp2_poly<T: Trig>(r: T) -> T {
+    horner(T::exp2_coefficients(), r)
+}
+
+/// log's and log2's P(z) (z = s s): Horner's rule in `z` on `log_coefficients`.
+pub fn log_poly<T: Trig>(z: T) -> T {
+    horner(T::log_coefficients(), z)
+}
+
+/// pow's own log's P(z) (z = sh sh): Horner's rule in `z` on `pow_coefficients`.
+pub fn pow_poly<T: Trig>(z: T) -> T {
+    horner(T::pow_coefficients(), z)
+}
+
 /// The error of `s = a - b` (Knuth's two-sum of a and -b, no magnitude test):
 /// `(a - b) - s` exactly.
 fn two_diff_err<T: Real>(a: T, b: T, s: T) -> T {
@@ -540,11 +589,11 @@ fn two_sum_err<T: Real>(a: T, b: T, s: T) -> T {
 pub fn sincos<T: Trig>(a: T) -> Vec2<T> {
     let (k, r, rl) = reduce_by_half_pi(a);
     let u = r * r;
-    let sin_r = r + (r * u * horner(T::sin_coefficients(), u) + rl);
+    let sin_r = r + (r * u * sin_poly(u) + rl);
     let half_u = T::HALF * u;
     let w = T::ONE - half_u;
     let lost = (T::ONE - w) - half_u;
-    let cos_r = w + ((u * u * horner(T::cos_coefficients(), u) - r * rl) + lost);
+    let cos_r = w + ((u * u * cos_poly(u) - r * rl) + lost);
     let four = T::TWO + T::TWO;
     let quarter = T::HALF * T::HALF;
     let three_eighths = quarter + quarter * T::HALF;
@@ -606,7 +655,7 @@ pub fn atan<T: Trig>(x: T) -> T {
     };
     let t = num / den;
     let u = t * t;
-    let p = t * u * horner(T::atan_coefficients(), u);
+    let p = t * u * atan_poly(u);
     let r = ch + (t + (p + cl));
     if x == T::ZERO {
         x
@@ -671,7 +720,7 @@ fn atan2_steps<T: Trig>(y: T, x: T, carried: bool) -> T {
     let dl = dy_lost + two_sum_err(dx, dy, den);
     let t = num / den;
     let u = t * t;
-    let p = t * u * horner(T::atan_coefficients(), u);
+    let p = t * u * atan_poly(u);
     // The rest of the exact ratio, (num + nl) / (den + dl) - t, to first order.
     let tl = if t == T::ZERO || !carried {
         T::ZERO
@@ -767,7 +816,7 @@ pub fn exp<T: Trig>(x: T) -> T {
 /// share): `e = hi + (lo + ((r r) P(r) + rl))` with `hi + lo = 1 + r`
 /// exactly, then `e 2^k` by [`times_pow2`].
 fn exp_finish<T: Trig>(k: T, r: T, rl: T) -> T {
-    let p = r * r * horner(T::exp_coefficients(), r);
+    let p = r * r * exp_poly(r);
     let hi = T::ONE + r;
     let lo = (T::ONE - hi) + r;
     times_pow2(hi + (lo + (p + rl)), k)
@@ -785,7 +834,7 @@ pub fn exp2<T: Trig>(x: T) -> T {
     let rh = (r + grid) - grid;
     let rl = r - rh;
     let [c1, c2] = T::EXP2_LN2;
-    let p = r * r * horner(T::exp2_coefficients(), r);
+    let p = r * r * exp2_poly(r);
     let t = rh * c1;
     let hi = T::ONE + t;
     let lo = (T::ONE - hi) + t;
@@ -804,7 +853,7 @@ fn log_parts<T: Trig>(x: T) -> [T; 5] {
     let h = T::HALF * f * f;
     let s = f / (T::TWO + f);
     let z = s * s;
-    [k, f, h, s, z * horner(T::log_coefficients(), z)]
+    [k, f, h, s, z * log_poly(z)]
 }
 
 /// log's step 1: `(k, m)` with `x = m 2^k` exactly, `m` in [sqrt 1/2, sqrt 2]
@@ -899,7 +948,7 @@ fn pow_log<T: Trig>(x: T) -> (T, T) {
     let (ph, pn) = exact_product(sh, sh0);
     let sl = (((d - ph) + pn) - sh * sl0) / sh0;
     let z = sh * sh;
-    let t = sh * z * horner(T::pow_coefficients(), z);
+    let t = sh * z * pow_poly(z);
     let [l1, l2, l3] = T::POW_LN2;
     let a1 = k * l1;
     let t1 = a1 + ch;
@@ -1026,7 +1075,7 @@ fn tan_steps<T: Trig>(a: T, break_at: T, corrected: bool) -> T {
         (r, rl)
     };
     let u = v * v;
-    let pt = v * u * horner(T::tan_coefficients(), u);
+    let pt = v * u * tan_poly(u);
     let tq = v + pt;
     let lo = pt + (vl + vl * (tq * tq));
     let te = v + lo;
@@ -1087,7 +1136,7 @@ fn asin_parts<T: Trig>(a: T) -> AsinParts<T> {
     let small = a < T::HALF;
     let z = if small { a * a } else { (T::ONE - a) * T::HALF };
     let s = z.sqrt();
-    let w = z * horner(T::asin_coefficients(), z);
+    let w = z * asin_poly(z);
     let hc = s * T::VELTKAMP;
     let sh = hc - (hc - s);
     let c = if s == T::ZERO { T::ZERO } else { (z - sh * sh) / (s + sh) };

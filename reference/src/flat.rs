@@ -613,6 +613,15 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         fmax [scalar] (a: T, b: T) => scalar::fmax(a, b);
         sign [scalar] (a: T) => scalar::sign(a);
         // elementary functions
+        sin_poly [scalar] (u: T) => elementary::sin_poly(u);
+        cos_poly [scalar] (u: T) => elementary::cos_poly(u);
+        tan_poly [scalar] (u: T) => elementary::tan_poly(u);
+        atan_poly [scalar] (u: T) => elementary::atan_poly(u);
+        asin_poly [scalar] (z: T) => elementary::asin_poly(z);
+        exp_poly [scalar] (r: T) => elementary::exp_poly(r);
+        exp2_poly [scalar] (r: T) => elementary::exp2_poly(r);
+        log_poly [scalar] (z: T) => elementary::log_poly(z);
+        pow_poly [scalar] (z: T) => elementary::pow_poly(z);
         sincos [scalar] (a: T) => elementary::sincos(a);
         sin [scalar] (a: T) => elementary::sin(a);
         cos [scalar] (a: T) => elementary::cos(a);

@@ -592,7 +592,8 @@ fn every_entry_runs_and_sizes_its_output() {
             "identity" => (ones(0), n),
             "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
             "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "tan" | "atan" | "exp" | "log" | "exp2"
-            | "log2" | "asin" | "acos" => (ones(n), n),
+            | "log2" | "asin" | "acos" | "sin_poly" | "cos_poly" | "tan_poly" | "atan_poly" | "asin_poly" | "exp_poly" | "exp2_poly"
+            | "log_poly" | "pow_poly" => (ones(n), n),
             "sincos" => (ones(1), 2),
             "atan2" | "pow" => (ones(2), 1),
             "slerp" => (ones(9), 4),

@@ -41,11 +41,15 @@ fn main() -> ExitCode {
     let lowered = model.lowered();
     let all = coefficients::all(&model, &lowered);
     let same = coefficients::same;
+    // Each coefficient is searched on its polynomial's own function (every
+    // one is seen there, tests/coefficients.rs), or with POLYNOMIAL=0 on the
+    // functions that call it.
+    let polynomial = std::env::var("POLYNOMIAL").map_or(true, |v| v != "0");
     let unseen: Vec<((u32, u64), Vec<usize>)> = all
         .iter()
         .filter(|(&k, _)| only.is_empty() || only.contains(&k.1))
-        .filter(|(&k, users)| coefficients::seen_by(&model, &corpus, &lowered, k, users).is_none())
-        .map(|(&k, u)| (k, u.clone()))
+        .map(|(&k, u)| (k, u.iter().copied().filter(|&i| lowered[i].family.ends_with("_poly") == polynomial).collect::<Vec<_>>()))
+        .filter(|(k, users)| coefficients::seen_by(&model, &corpus, &lowered, *k, users).is_none())
         .collect();
     let ranges = aether_tests::ranges_from_env("AETHER_COEFFICIENT_RANGES");
     // One search per coefficient, on every core.
