@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Native search for the coefficient witnesses that tests/coefficients.rs lists as unwitnessed.
+"""Native search for inputs of the elementary functions that see one coefficient's last bit.
 
-    python3 scripts/coefficient-search.py [--tries N] [--jobs J] [--seed S] [HEX | FAMILY:HEX ...]
+    python3 scripts/coefficient-search.py [--tries N] [--jobs J] [--seed S] FAMILY:HEX ...
 
-For each coefficient (HEX words, or every entry of UNWITNESSED in tests/tests/coefficients.rs),
+Every coefficient is seen by a case of its polynomial's own function (`[families.<name>_poly]`,
+tests/coefficients.rs), where any argument is allowed; this searches for the harder witness, an
+input of the functions that call it (how the functions' own "the last bit of coefficient ..."
+cases were found). For each FAMILY:HEX (FAMILY a key of AIMS below, HEX the coefficient's bits),
 a copy of the shipped C core is made with that coefficient's last bit flipped in the text
 (every occurrence of its exact decimal literal), both copies are compiled header-only
 (tests/c/coefficient_core.c) and linked beside tests/c/coefficient_search.c, and the functions
@@ -11,12 +14,14 @@ that use the coefficient are called on N random inputs (default 2^30) aimed wher
 polynomial's argument is largest (AIMS below); an f32 function of one input then takes every
 one of its 2^32 inputs, so that a coefficient still unseen is shown equivalent on it. Each witness is
 printed as a case line for the `cases` of the family of the function it moves
-(spec/aether.toml); `cargo test -p aether-tests --test coefficients` then checks it through the
-generator's interpreter, with the mutant exactly as the Rust search makes it.
+(spec/aether.toml); `cargo test -p aether-tests --test coefficients` then checks the corpus
+through the generator's interpreter, with the mutant exactly as the Rust search makes it.
 
 A last-bit change of coefficient c_i of a polynomial in u moves the result by about
 2^-p |c_i| u^i of it (p: the precision), so an input sees it about that often: an aimed native
 search reaches what a 2^22-input search through the interpreter cannot, down to about 2^-32.
+Past that (the high-order f64 terms: down to 2^-47) no search of the functions' inputs does,
+which is why each polynomial is a function of its own.
 """
 import argparse
 import decimal
@@ -70,13 +75,6 @@ AIMS = {
 }
 # f32: every input of the one-input functions, after the aimed tries found none.
 EVERY = "all"
-
-
-def unwitnessed():
-    text = open(os.path.join(ROOT, "tests", "tests", "coefficients.rs")).read()
-    block = text[text.index("const UNWITNESSED"):]
-    block = block[: block.index("];")]
-    return [(int(b), int(w, 16), fam) for b, w, fam in re.findall(r'\((32|64), 0x([0-9A-Fa-f]+), "([a-z0-9_]+)"\)', block)]
 
 
 def value(bits, word):
@@ -149,16 +147,13 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     # Another stream of random inputs (a second run on other inputs, e.g. one per core).
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("hex", nargs="*", metavar="HEX|FAMILY:HEX")
+    ap.add_argument("hex", nargs="+", metavar="FAMILY:HEX")
     a = ap.parse_args()
-    todo = unwitnessed()
-    if a.hex:
-        # HEX (an entry of the list), or FAMILY:HEX for any coefficient (a control: one the
-        # corpus already sees must be found here too).
-        named = [h.split(":") for h in a.hex if ":" in h]
-        want = {int(h.removeprefix("0x"), 16) for h in a.hex if ":" not in h}
-        todo = [t for t in todo if t[1] in want]
-        todo += [(32 if len(h.removeprefix("0x")) <= 8 else 64, int(h.removeprefix("0x"), 16), f) for f, h in named]
+    bad = [h for h in a.hex if h.count(":") != 1]
+    if bad:
+        sys.exit(f"coefficient-search: name each coefficient as FAMILY:HEX (e.g. sincos:BF56C16C16C16966), not {bad}")
+    named = [h.split(":") for h in a.hex]
+    todo = [(32 if len(h.removeprefix("0x")) <= 8 else 64, int(h.removeprefix("0x"), 16), f) for f, h in named]
     missing = [t for t in todo if t[2] not in AIMS]
     if missing:
         sys.exit(f"coefficient-search: no aim for the families {sorted({t[2] for t in missing})}")
