@@ -39,16 +39,19 @@ fn main() {
         };
         // The platform's fast path (libmvec through gcc's vectoriser) is gcc's alone.
         let kinds: &[&str] =
-            if cc == "gcc" { &["obj", "inline", "cglm", "batch", "libm", "fast"] } else { &["obj", "inline", "cglm", "batch", "libm"] };
+            if cc == "gcc" { &["obj", "inline", "cglm", "cglmobj", "batch", "libm", "fast"] } else { &["obj", "inline", "cglm", "batch", "libm"] };
         for &kind in kinds {
             let mut defs = vec![format!("-DBENCH_CC={cc}"), format!("-DBENCH_KIND={kind}")];
             defs.push(match kind {
-                "cglm" => "-DBENCH_KIND_CGLM".into(),
+                "cglm" | "cglmobj" => "-DBENCH_KIND_CGLM".into(),
                 "batch" => "-DBENCH_KIND_BATCH".into(),
                 "libm" => "-DBENCH_KIND_LIBM".into(),
                 "fast" => "-DBENCH_KIND_FAST".into(),
                 _ => "-DBENCH_KIND_AETHER".into(),
             });
+            if kind == "cglmobj" {
+                defs.push("-DBENCH_CGLM_CALL".into());
+            }
             if kind == "fast" {
                 defs.extend(["-O3", "-ffast-math", "-fopenmp-simd"].map(String::from));
             }
@@ -80,6 +83,8 @@ fn main() {
     run(Command::new("ar").arg("crs").arg(&lib).args(&objects));
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static=aether_bench_c");
+    // cglm's shipped object: Debian's libcglm.so.0 (glmc_*).
+    println!("cargo:rustc-link-lib=cglm");
     println!("cargo:rustc-link-lib=mvec");
     println!("cargo:rustc-link-lib=m");
     println!("cargo:rustc-env=BENCH_CFLAGS={cflags}");

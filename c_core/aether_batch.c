@@ -5232,12 +5232,12 @@ static inline aether_quatf aether_quatf_mul_batch_item(const aether_quatf *aethe
 {
     const aether_quatf a = *aether_a;
     const aether_quatf b = *aether_b;
-    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
+    #if defined(AETHER_ITEM_SHUFFLES)
     aether_quatf out;
     aether_item_f32x4 aether_v0;
-    memcpy(&aether_v0, (const char *)&a + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_load_halves_f32x4(aether_v0, (const char *)&a + 0u * sizeof(float));
     aether_item_f32x4 aether_v1;
-    memcpy(&aether_v1, (const char *)&b + 0u * sizeof(float), sizeof aether_v1);
+    aether_item_load_halves_f32x4(aether_v1, (const char *)&b + 0u * sizeof(float));
     const aether_item_f32x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
     const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2 * aether_v1);
     const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
@@ -5252,7 +5252,7 @@ static inline aether_quatf aether_quatf_mul_batch_item(const aether_quatf *aethe
     const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
     const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
     const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_signed_product_f32x4(aether_v12 * aether_v13, aether_v14);
-    memcpy((char *)&out + 0u * sizeof(float), &aether_v15, sizeof aether_v15);
+    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v15);
     return out;
     #else
     aether_quatf out;
@@ -5396,14 +5396,14 @@ static inline aether_vec4f aether_mat4f_mul_vec_batch_item(const aether_mat4f *a
 {
     const aether_mat4f m = *aether_m;
     const aether_vec4f v = *aether_v;
-    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
+    #if defined(AETHER_ITEM_SHUFFLES)
     aether_vec4f out;
     aether_item_f32x8 aether_v0;
     aether_item_load32_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     aether_item_f32x8 aether_v1;
     aether_item_load32_f32x8(aether_v1, (const char *)&m + 8u * sizeof(float));
     aether_item_f32x4 aether_v2;
-    memcpy(&aether_v2, (const char *)&v + 0u * sizeof(float), sizeof aether_v2);
+    aether_item_load_halves_f32x4(aether_v2, (const char *)&v + 0u * sizeof(float));
     const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
     const aether_item_f32x8 aether_v4 = aether_item_product_f32x8(aether_v0 * aether_v3);
     const aether_item_f32x8 aether_v5 = aether_item_product_f32x8(aether_v1 * aether_v3);
@@ -5415,7 +5415,7 @@ static inline aether_vec4f aether_mat4f_mul_vec_batch_item(const aether_mat4f *a
     const aether_item_f32x8 aether_v11 = aether_v7 + aether_v10;
     const aether_item_f32x8 aether_v12 = aether_v9 + aether_v11;
     const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 1, 5);
-    memcpy((char *)&out + 0u * sizeof(float), &aether_v13, sizeof aether_v13);
+    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v13);
     return out;
     #else
     aether_vec4f out;

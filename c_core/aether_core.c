@@ -158,17 +158,18 @@ static __inline__ double aether_product_f64(double x)
    trees; every product is ORed with an opaque zero, as in the vectorising guard below. It is
    taken under clang and gcc 12 or later (a caller's loop over mat4f_mul_vec in the header-only
    form: 3.5 ns per item before, 1.7 with it; clang's object, mat4f_mul: 17 ns per call before,
-   6.5 with it). gcc's object keeps a struct argument that arrives in vector registers (a vec4f,
-   a quatf) in memory by its 8-byte halves, and a 16-byte load of them waits for both stores to
-   retire: there (AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS) the forms of mat4f_mul_vec and quatf_mul
-   are left out (14.5 ns per call with the form against 4.7 without), and the others load their
-   arguments 16 bytes at a time, as gcc's callers copy them (mat4f_mul 19 ns before, 4.6 with it)
-   (docs/reports/performance-notes.md). */
+   6.5 with it). A struct of four binary32 elements passed in vector registers (a vec4f, a quatf)
+   is moved by its 8-byte halves, one per register, in the object: moved whole, gcc stored the
+   halves and loaded them as one 16-byte value, which waits for both stores to retire (gcc's
+   quatf_mul 14.5 ns per call with the form moved whole, 4.1 with the scalar body, 3.1 by halves).
+   gcc's callers copy a larger by-value struct 16 bytes at a time, so in gcc's object
+   (AETHER_ITEM_COPIES_BY_16_BYTES) the forms load such an argument 16 bytes at a time (mat4f_mul
+   19 ns before, 4.6 with it) (docs/reports/performance-notes.md). */
 #if defined(__AVX__) && !defined(AETHER_NO_ITEM_SHUFFLES) \
     && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 #  define AETHER_ITEM_SHUFFLES 1
 #  if !defined(__clang__) && !defined(AETHER_HEADER_ONLY)
-#    define AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS 1
+#    define AETHER_ITEM_COPIES_BY_16_BYTES 1
 #  endif
 #endif
 
@@ -1328,11 +1329,12 @@ typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));
 typedef double aether_item_f64x4 __attribute__((vector_size(32)));
 typedef int64_t aether_item_i64x4 __attribute__((vector_size(32)));
 typedef double aether_item_f64x2 __attribute__((vector_size(16)));
+typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 /* A 32-byte load of a by-value argument: gcc's callers copy one 16 bytes at a time, and a
    32-byte load of two such stores waits for them to retire (no store forwarding): gcc's
    object loads the halves (mat4f_mul 12.2 ns per call against 4.6). clang's callers copy
    32 bytes at a time, and the header-only form reads the caller's own arrays. */
-#  if defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
+#  if defined(AETHER_ITEM_COPIES_BY_16_BYTES)
 #    define aether_item_load32_f32x8(v, p) do { aether_item_f32x4 aether_lo_, aether_hi_; \
          memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \
          (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3, 4, 5, 6, 7); } while (0)
@@ -1342,6 +1344,23 @@ typedef double aether_item_f64x2 __attribute__((vector_size(16)));
 #  else
 #    define aether_item_load32_f32x8(v, p) memcpy(&(v), (p), sizeof (v))
 #    define aether_item_load32_f64x4(v, p) memcpy(&(v), (p), sizeof (v))
+#  endif
+/* A struct of four binary32 elements passed or returned by value travels in two vector
+   registers, 8 bytes in each (System V). The object moves it by those halves, which both
+   compilers then keep in registers (one vmovlhps in, one vpermilps out); moved whole, gcc
+   stored the halves and loaded them as one 16-byte value, which waits for both stores to
+   retire (quatf_mul 14.5 ns per call). The header-only form moves the caller's arrays whole. */
+#  if defined(AETHER_HEADER_ONLY)
+#    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))
+#    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))
+#  else
+#    define aether_item_load_halves_f32x4(v, p) do { aether_item_f32x2 aether_lo_, aether_hi_; \
+         memcpy(&aether_lo_, (p), 8); memcpy(&aether_hi_, (p) + 8, 8); \
+         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)
+#    define aether_item_store_halves_f32x4(p, v) do { \
+         const aether_item_f32x2 aether_lo_ = __builtin_shufflevector((v), (v), 0, 1); \
+         const aether_item_f32x2 aether_hi_ = __builtin_shufflevector((v), (v), 2, 3); \
+         memcpy((p), &aether_lo_, 8); memcpy((p) + 8, &aether_hi_, 8); } while (0)
 #  endif
 #  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \
       || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)
@@ -2335,12 +2354,12 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
-    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
+    #if defined(AETHER_ITEM_SHUFFLES)
     aether_quatf out;
     aether_item_f32x4 aether_v0;
-    memcpy(&aether_v0, (const char *)&a + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_load_halves_f32x4(aether_v0, (const char *)&a + 0u * sizeof(float));
     aether_item_f32x4 aether_v1;
-    memcpy(&aether_v1, (const char *)&b + 0u * sizeof(float), sizeof aether_v1);
+    aether_item_load_halves_f32x4(aether_v1, (const char *)&b + 0u * sizeof(float));
     const aether_item_f32x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
     const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2 * aether_v1);
     const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
@@ -2355,7 +2374,7 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b
     const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
     const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
     const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_signed_product_f32x4(aether_v12 * aether_v13, aether_v14);
-    memcpy((char *)&out + 0u * sizeof(float), &aether_v15, sizeof aether_v15);
+    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v15);
     return out;
     #else
     aether_quatf out;
@@ -2490,14 +2509,14 @@ AETHER_API_BY_VALUE aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec
 AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
     AETHER_ITEM_VECTORS
-    #if defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)
+    #if defined(AETHER_ITEM_SHUFFLES)
     aether_vec4f out;
     aether_item_f32x8 aether_v0;
     aether_item_load32_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     aether_item_f32x8 aether_v1;
     aether_item_load32_f32x8(aether_v1, (const char *)&m + 8u * sizeof(float));
     aether_item_f32x4 aether_v2;
-    memcpy(&aether_v2, (const char *)&v + 0u * sizeof(float), sizeof aether_v2);
+    aether_item_load_halves_f32x4(aether_v2, (const char *)&v + 0u * sizeof(float));
     const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
     const aether_item_f32x8 aether_v4 = aether_item_product_f32x8(aether_v0 * aether_v3);
     const aether_item_f32x8 aether_v5 = aether_item_product_f32x8(aether_v1 * aether_v3);
@@ -2509,7 +2528,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec
     const aether_item_f32x8 aether_v11 = aether_v7 + aether_v10;
     const aether_item_f32x8 aether_v12 = aether_v9 + aether_v11;
     const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 1, 5);
-    memcpy((char *)&out + 0u * sizeof(float), &aether_v13, sizeof aether_v13);
+    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v13);
     return out;
     #else
     aether_vec4f out;

@@ -53,8 +53,7 @@
    With AVX, aether_mat4f_mul, aether_mat4f_mul_vec, aether_mat4d_mul_vec and aether_quatf_mul have a
    per-item vector
    form (AETHER_ITEM_SHUFFLES, aether_core.c: under clang or gcc 12 and later, header-only and in
-   the object, but for gcc's object's mat4f_mul_vec and quatf_mul, whose arguments gcc spills;
-   define AETHER_NO_ITEM_SHUFFLES to turn it off), with
+   the object; define AETHER_NO_ITEM_SHUFFLES to turn it off), with
    the same bits: each vector lane does the contract's operations in its order on one result
    component, and every product is guarded. */
 #define AETHER_CONTRACT_VERSION "0.1.0"

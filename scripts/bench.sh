@@ -104,15 +104,15 @@ awk '
         c[op "|" who] = n; if (!(op in seen)) { seen[op] = 1; order[++nop] = op }
     }
     END {
-        print "| operation | gcc object | gcc header-only | clang object | clang header-only | gcc batch aos | gcc batch soa | clang batch aos | clang batch soa | cglm gcc | cglm clang | glam | plain loop gcc | plain loop clang | Kahan loop gcc | Kahan loop clang |"
-        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        print "| operation | gcc object | gcc header-only | clang object | clang header-only | gcc batch aos | gcc batch soa | clang batch aos | clang batch soa | cglm gcc | cglm clang | glam | cglm object | plain loop gcc | plain loop clang | Kahan loop gcc | Kahan loop clang |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= nop; i++) {
             o = order[i]
             if (o ~ /^f(32|64)_[a-z0-9]+$/ && o !~ /_array$/) { elem[++ne] = o; continue }
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o, cell(o "|gcc_obj"), cell(o "|gcc_inline"),
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", o, cell(o "|gcc_obj"), cell(o "|gcc_inline"),
                 cell(o "|clang_obj"), cell(o "|clang_inline"), cell(o "|gcc_batch_aos"), cell(o "|gcc_batch_soa"),
                 cell(o "|clang_batch_aos"), cell(o "|clang_batch_soa"), cell(o "|gcc_cglm"), cell(o "|clang_cglm"), cell(o "|glam"),
-                cell(o "|gcc_plain"), cell(o "|clang_plain"), cell(o "|gcc_kahan"), cell(o "|clang_kahan")
+                cell(o "|gcc_cglmobj"), cell(o "|gcc_plain"), cell(o "|clang_plain"), cell(o "|gcc_kahan"), cell(o "|clang_kahan")
         }
         # The elementary functions: the loops count the instructions of the libm calls they make.
         print ""
@@ -142,13 +142,14 @@ cflags=${BENCH_CFLAGS:--O2 -march=x86-64-v3}
     echo "- date (UTC): $(date -u '+%Y-%m-%d %H:%M:%S'); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- c_core bench || echo ' (with changes)')"
     echo "- machine: $(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n1), $(nproc) CPUs"
     echo "- $(gcc --version | head -n1); $(clang --version | head -n1); $(rustc --version)"
-    echo "- C flags (aether, cglm and the loops alike): \`$cflags\`; cglm $(dpkg-query -W -f='${Version}' libcglm-dev 2>/dev/null || echo '?') (Debian, its inline functions); glam $(sed -n '/^name = "glam"/{n;s/version = "\(.*\)"/\1/p}' bench/Cargo.lock) (Rust release profile, no target-cpu flags: SSE2)"
+    echo "- C flags (aether, cglm and the loops alike): \`$cflags\`; cglm $(dpkg-query -W -f='${Version}' libcglm-dev 2>/dev/null || echo '?') (Debian: its inline functions, and as \"cglm object\" its shipped \`libcglm.so.0\`, \`glmc_*\` called per item); glam $(sed -n '/^name = "glam"/{n;s/version = "\(.*\)"/\1/p}' bench/Cargo.lock) (Rust release profile, no target-cpu flags: SSE2)"
     echo "- aether \"object\": \`aether_core.c\` compiled on its own and called per item through \`aether_core.h\`;"
     echo "  \"header-only\": \`#define AETHER_HEADER_ONLY\` before the header, the core inlined into the loop;"
     echo "  \"batch aos\" / \"batch soa\": \`aether_batch.c\` compiled on its own, one call of \`aether_<fn>_aos\` (the"
     echo "  core's structs) or \`aether_<fn>_soa\` (component planes, component c of item i at [c * n + i]) for all n items"
     echo "- ratios: header-only ÷ the faster of cglm (same compiler) and glam; object ÷ cglm (same compiler;"
-    echo "  glam for the f64 operations, which cglm has not); the array sums ÷ a plain loop, and a Kahan loop ÷ them;"
+    echo "  glam for the f64 operations, which cglm has not) and ÷ cglm's object (a call per item on both sides; Debian"
+    echo "  builds libcglm for baseline x86-64, SSE2); the array sums ÷ a plain loop, and a Kahan loop ÷ them;"
     echo "  the elementary functions ÷ glibc's libm (same compiler) and ÷ libmvec (glibc's SIMD forms, which gcc"
     echo "  calls when it vectorises the same loop under \`-O3 -ffast-math -fopenmp-simd\`: the platform's fast path)."
     echo "  Their inputs: sin, cos, tan, atan and atan2 over [-100, 100], exp 80 x and exp2 120 x (x in [-1, 1]),"

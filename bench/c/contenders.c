@@ -3,6 +3,8 @@
      obj     the shipped core, aether_core.c compiled on its own and called through its header
      inline  the header-only core (AETHER_HEADER_ONLY), inlined into these loops
      cglm    cglm 0.8.8's inline functions (Debian's libcglm-dev), and the plain and Kahan loops
+     cglmobj cglm's shipped object (gcc only): the same loops calling Debian's libcglm.so.0
+             (glmc_*, one call per item, arguments by pointer), the peer of the core's object
      batch   the batched forms (aether_batch.c compiled on its own): one call for all n items,
              <op>_aos over the core's structs, <op>_soa over component planes ([c * n + i])
      libm    the platform's elementary functions (glibc's libm: sinf, sin, ...), one call per item
@@ -169,6 +171,9 @@ BENCH_ELEMENTARY_TABLE
 #elif defined(BENCH_KIND_CGLM)
 
 #include <cglm/cglm.h>
+#ifdef BENCH_CGLM_CALL
+#include <cglm/call.h>
+#endif
 
 #define CG2(op, ta, tb, tr, stmt)                                                             \
     BENCH(op)                                                                                 \
@@ -181,16 +186,24 @@ BENCH_ELEMENTARY_TABLE
         for (i = 0; i < n; ++i) stmt;                                                         \
     }
 
-CG2(vec3f_dot, vec3, vec3, float, out[i] = glm_vec3_dot(a[i], b[i]))
-CG2(vec3f_cross, vec3, vec3, vec3, glm_vec3_cross(a[i], b[i], out[i]))
-CG2(vec3f_normalize, vec3, vec3, vec3, glm_vec3_normalize_to(a[i], out[i]))
-CG2(quatf_mul, versor, versor, versor, glm_quat_mul(a[i], b[i], out[i]))
-CG2(quatf_rotate, versor, vec3, vec3, glm_quat_rotatev(a[i], b[i], out[i]))
+/* cglm's inline functions, or (cglmobj) the same functions of its shared library. */
+#ifdef BENCH_CGLM_CALL
+#define CGLM(f) glmc_##f
+#else
+#define CGLM(f) glm_##f
+#endif
+CG2(vec3f_dot, vec3, vec3, float, out[i] = CGLM(vec3_dot)(a[i], b[i]))
+CG2(vec3f_cross, vec3, vec3, vec3, CGLM(vec3_cross)(a[i], b[i], out[i]))
+CG2(vec3f_normalize, vec3, vec3, vec3, CGLM(vec3_normalize_to)(a[i], out[i]))
+CG2(quatf_mul, versor, versor, versor, CGLM(quat_mul)(a[i], b[i], out[i]))
+CG2(quatf_rotate, versor, vec3, vec3, CGLM(quat_rotatev)(a[i], b[i], out[i]))
 /* Column-major: the caller passes (b, a) for aether's row-major a*b (see main.rs). */
-CG2(mat4f_mul, mat4, mat4, mat4, glm_mat4_mul(a[i], b[i], out[i]))
-CG2(mat4f_mul_vec, mat4, vec4, vec4, glm_mat4_mulv(a[i], b[i], out[i]))
-CG2(mat3f_inverse, mat3, mat3, mat3, glm_mat3_inv(a[i], out[i]))
-CG2(mat4f_inverse, mat4, mat4, mat4, glm_mat4_inv(a[i], out[i]))
+CG2(mat4f_mul, mat4, mat4, mat4, CGLM(mat4_mul)(a[i], b[i], out[i]))
+CG2(mat4f_mul_vec, mat4, vec4, vec4, CGLM(mat4_mulv)(a[i], b[i], out[i]))
+CG2(mat3f_inverse, mat3, mat3, mat3, CGLM(mat3_inv)(a[i], out[i]))
+CG2(mat4f_inverse, mat4, mat4, mat4, CGLM(mat4_inv)(a[i], out[i]))
+
+#ifndef BENCH_CGLM_CALL
 
 /* The loops a user would write instead of the compensated sums: plain, and Kahan's. */
 BENCH(f32_sum_array_plain)
@@ -261,6 +274,7 @@ BENCH(f64_sum_array_kahan)
     *(double *)out_ = s;
 }
 
+#endif /* BENCH_CGLM_CALL */
 #elif defined(BENCH_KIND_BATCH)
 
 #include "aether_batch.h"

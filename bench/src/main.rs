@@ -151,6 +151,15 @@ c_loops!(
     bench_clang_cglm_f32_dot_array_kahan,
     bench_clang_cglm_f64_sum_array_plain,
     bench_clang_cglm_f64_sum_array_kahan,
+    bench_gcc_cglmobj_vec3f_dot,
+    bench_gcc_cglmobj_vec3f_cross,
+    bench_gcc_cglmobj_vec3f_normalize,
+    bench_gcc_cglmobj_quatf_mul,
+    bench_gcc_cglmobj_quatf_rotate,
+    bench_gcc_cglmobj_mat4f_mul,
+    bench_gcc_cglmobj_mat4f_mul_vec,
+    bench_gcc_cglmobj_mat3f_inverse,
+    bench_gcc_cglmobj_mat4f_inverse,
     bench_gcc_batch_vec3f_dot_aos,
     bench_gcc_batch_vec3f_dot_soa,
     bench_gcc_batch_vec3f_cross_aos,
@@ -516,6 +525,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_vec3f_dot_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_vec3f_dot),
             ("cglm clang", Peer, bench_clang_cglm_vec3f_dot),
+            ("cglm object", Peer, bench_gcc_cglmobj_vec3f_dot),
             ("glam", Peer, bench_glam_vec3f_dot)
         ]
     );
@@ -537,6 +547,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_vec3f_cross_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_vec3f_cross),
             ("cglm clang", Peer, bench_clang_cglm_vec3f_cross),
+            ("cglm object", Peer, bench_gcc_cglmobj_vec3f_cross),
             ("glam", Peer, bench_glam_vec3f_cross)
         ]
     );
@@ -558,6 +569,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_vec3f_normalize_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_vec3f_normalize),
             ("cglm clang", Peer, bench_clang_cglm_vec3f_normalize),
+            ("cglm object", Peer, bench_gcc_cglmobj_vec3f_normalize),
             ("glam", Peer, bench_glam_vec3f_normalize)
         ]
     );
@@ -579,6 +591,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_quatf_mul_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_quatf_mul),
             ("cglm clang", Peer, bench_clang_cglm_quatf_mul),
+            ("cglm object", Peer, bench_gcc_cglmobj_quatf_mul),
             ("glam", Peer, bench_glam_quatf_mul)
         ]
     );
@@ -600,6 +613,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_quatf_rotate_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_quatf_rotate),
             ("cglm clang", Peer, bench_clang_cglm_quatf_rotate),
+            ("cglm object", Peer, bench_gcc_cglmobj_quatf_rotate),
             ("glam", Peer, bench_glam_quatf_rotate)
         ]
     );
@@ -621,6 +635,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_mat4f_mul_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul),
             ("cglm clang", Peer, bench_clang_cglm_mat4f_mul),
+            ("cglm object", Peer, bench_gcc_cglmobj_mat4f_mul),
             ("glam", Peer, bench_glam_mat4f_mul)
         ]
     );
@@ -642,6 +657,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_mat4f_mul_vec_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat4f_mul_vec),
             ("cglm clang", Peer, bench_clang_cglm_mat4f_mul_vec),
+            ("cglm object", Peer, bench_gcc_cglmobj_mat4f_mul_vec),
             ("glam", Peer, bench_glam_mat4f_mul_vec)
         ]
     );
@@ -659,6 +675,7 @@ fn ops() -> Vec<Op> {
             ("clang header-only", Aether, bench_clang_inline_mat3f_inverse),
             ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse),
             ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+            ("cglm object", Peer, bench_gcc_cglmobj_mat3f_inverse),
             ("glam", Peer, bench_glam_mat3f_inverse)
         ]
     );
@@ -676,6 +693,7 @@ fn ops() -> Vec<Op> {
             ("clang header-only", Aether, bench_clang_inline_mat3f_inverse_lanes),
             ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse),
             ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+            ("cglm object", Peer, bench_gcc_cglmobj_mat3f_inverse),
             ("glam", Peer, bench_glam_mat3f_inverse)
         ]
     );
@@ -693,6 +711,7 @@ fn ops() -> Vec<Op> {
             ("clang header-only", Aether, bench_clang_inline_mat4f_inverse),
             ("cglm gcc", Peer, bench_gcc_cglm_mat4f_inverse),
             ("cglm clang", Peer, bench_clang_cglm_mat4f_inverse),
+            ("cglm object", Peer, bench_gcc_cglmobj_mat4f_inverse),
             ("glam", Peer, bench_glam_mat4f_inverse)
         ]
     );
@@ -714,6 +733,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_mat3f_inverse_adjugate_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat3f_inverse),
             ("cglm clang", Peer, bench_clang_cglm_mat3f_inverse),
+            ("cglm object", Peer, bench_gcc_cglmobj_mat3f_inverse),
             ("glam", Peer, bench_glam_mat3f_inverse)
         ]
     );
@@ -735,6 +755,7 @@ fn ops() -> Vec<Op> {
             ("clang batch soa", Soa, bench_clang_batch_mat4f_inverse_adjugate_soa),
             ("cglm gcc", Peer, bench_gcc_cglm_mat4f_inverse),
             ("cglm clang", Peer, bench_clang_cglm_mat4f_inverse),
+            ("cglm object", Peer, bench_gcc_cglmobj_mat4f_inverse),
             ("glam", Peer, bench_glam_mat4f_inverse)
         ]
     );
@@ -1110,7 +1131,7 @@ fn main() {
         for &(who, layout, f) in &op.contenders {
             call(f, layout, d);
             let k = differing(op, layout, d);
-            let aether = who.contains("object") || who.contains("header-only") || who.contains("batch");
+            let aether = layout != Layout::Peer && (who.contains("object") || who.contains("header-only") || who.contains("batch"));
             if aether && k > 0 {
                 eprintln!("aether-bench: {} {who}: {k} of {} items differ from the reference", op.name, d.n);
                 bad += 1;
@@ -1191,14 +1212,14 @@ fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
     };
     println!("ns per item, best of {} rounds, n = {} items per pass.", args.rounds, args.n);
     println!();
-    println!("| operation | gcc object | gcc header-only | clang object | clang header-only | cglm gcc | cglm clang | glam | gcc header-only ÷ best peer | clang header-only ÷ best peer | gcc object ÷ cglm | clang object ÷ cglm | peers' items off the contract (cglm gcc, cglm clang, glam) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| operation | gcc object | gcc header-only | clang object | clang header-only | cglm gcc | cglm clang | glam | cglm object | gcc header-only ÷ best peer | clang header-only ÷ best peer | gcc object ÷ cglm | clang object ÷ cglm | gcc object ÷ cglm object | clang object ÷ cglm object | peers' items off the contract (cglm gcc, cglm clang, glam, cglm object) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (i, op) in ops.iter().enumerate().filter(|(_, o)| !matches!(o.a, Shape::Array) && !is_elementary(o.name)) {
         let (go, gh, co, ch) = (t(i, "gcc object"), t(i, "gcc header-only"), t(i, "clang object"), t(i, "clang header-only"));
-        let (cg, cc, gl) = (t(i, "cglm gcc"), t(i, "cglm clang"), t(i, "glam"));
+        let (cg, cc, gl, cj) = (t(i, "cglm gcc"), t(i, "cglm clang"), t(i, "glam"), t(i, "cglm object"));
         let off = |who: &str| op.contenders.iter().position(|c| c.0 == who).map_or("-".to_string(), |j| differ[i][j].to_string());
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}, {}, {} of {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}, {}, {}, {} of {} |",
             op.name,
             f(go),
             f(gh),
@@ -1207,13 +1228,17 @@ fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
             f(cg),
             f(cc),
             f(gl),
+            f(cj),
             r(gh, min(cg, gl)),
             r(ch, min(cc, gl)),
             r(go, cg.or(gl)),
             r(co, cc.or(gl)),
+            r(go, cj),
+            r(co, cj),
             off("cglm gcc"),
             off("cglm clang"),
             off("glam"),
+            off("cglm object"),
             args.n
         );
     }

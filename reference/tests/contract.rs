@@ -461,15 +461,16 @@ fn entries_cover_the_spec() {
     // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
     // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354;
     // asin and acos 2: 179 and 358; slerp 1: 180 and 360; tan 1: 181 and 362;
-    // pow 1: 182 and 364.
+    // pow 1: 182 and 364; their nine polynomials (sin_poly .. pow_poly) 9:
+    // 191 and 382.
     let all = entries();
-    assert_eq!(all.len(), 364);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 182);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 182);
+    assert_eq!(all.len(), 382);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 191);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 191);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 364, "duplicate entries");
+    assert_eq!(sorted.len(), 382, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }

@@ -99,9 +99,9 @@ fn the_inlined_loops_give_the_objects_bits_and_clang_vectorises_them() {
 
 /// The per-item vector forms (`AETHER_ITEM_SHUFFLES`, aether_core.c) are
 /// compiled exactly where the core says: with AVX under gcc 12 and clang,
-/// header-only and in the objects, but in gcc's object without the forms
-/// whose arguments arrive in registers (`AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS`:
-/// slower there); not without AVX, and not with `-DAETHER_NO_ITEM_SHUFFLES`.
+/// header-only and in the objects, gcc's object loading its callers' 16-byte
+/// copies as they are made (`AETHER_ITEM_COPIES_BY_16_BYTES`); not without
+/// AVX, and not with `-DAETHER_NO_ITEM_SHUFFLES`.
 /// So the compatibility matrix's AVX cells and the benchmark do run them,
 /// and no build silently falls back. Read from the preprocessor's macro list.
 #[test]
@@ -117,11 +117,11 @@ fn the_item_forms_are_compiled_where_the_core_says() {
         }
         let out = run(&mut c);
         let has = |m: &str| out.lines().any(|l| l.trim() == format!("#define {m} 1"));
-        (has("AETHER_ITEM_SHUFFLES"), has("AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS"))
+        (has("AETHER_ITEM_SHUFFLES"), has("AETHER_ITEM_COPIES_BY_16_BYTES"))
     };
     let avx = ["-O2", "-march=x86-64-v3"];
     let no = ["-O2", "-march=x86-64-v3", "-DAETHER_NO_ITEM_SHUFFLES"];
-    // (compiler, header-only, flags, the forms, the register-argument forms left out)
+    // (compiler, header-only, flags, the forms, the loads by 16 bytes)
     let cases: [(&str, bool, &[&str], bool, bool); 9] = [
         ("gcc", true, &avx, true, false),
         ("clang", true, &avx, true, false),
@@ -138,7 +138,7 @@ fn the_item_forms_are_compiled_where_the_core_says() {
         assert_eq!(
             defined(cc, header_only, flags),
             (forms, spills),
-            "{cc} {form} {flags:?}: (AETHER_ITEM_SHUFFLES, AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS)"
+            "{cc} {form} {flags:?}: (AETHER_ITEM_SHUFFLES, AETHER_ITEM_COPIES_BY_16_BYTES)"
         );
     }
 }

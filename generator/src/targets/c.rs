@@ -513,7 +513,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     // (AETHER_ITEM_SHUFFLES, c_item.rs), where its plan computes their trees.
     for (f, c) in lowered.iter().zip(functions.iter_mut()) {
         if let Some(form) = super::c_item::form(model, f) {
-            c.body = super::c_item::wrap(f, form, std::mem::take(&mut c.body));
+            c.body = super::c_item::wrap(form, std::mem::take(&mut c.body));
         }
     }
     functions.extend(model.kernels.iter().map(|k| kernel(model, k, &Dialect::C)));

@@ -712,7 +712,7 @@ fn item_function(model: &Model, f: &Function) -> Vec<String> {
     }
     let body = print::body(&d, model, f, t);
     let body = match super::c_item::form(model, f) {
-        Some(form) => super::c_item::wrap(f, form, body),
+        Some(form) => super::c_item::wrap(form, body),
         None => body,
     };
     lines.extend(body.into_iter().map(|l| format!("    {l}")));

@@ -1,7 +1,6 @@
 //! The per-item vector forms of the C core's 4 × 4 matrix products and the
 //! binary32 quaternion product (`AETHER_ITEM_SHUFFLES`, aether_core.c: with
-//! AVX under clang or gcc 12 and later, header-only and in the object, but
-//! for the forms with an argument in registers in gcc's object, [`SPILLS`]):
+//! AVX under clang or gcc 12 and later, header-only and in the object):
 //! mat4f_mul, mat4f_mul_vec, mat4d_mul_vec and quatf_mul.
 //!
 //! A caller's loop over `aether_mat4f_mul_vec` ran 2.9 times slower than
@@ -41,22 +40,21 @@ use crate::spec::ElemType;
 /// The macro under which the core prints these forms (aether_core.c).
 pub const MACRO: &str = "AETHER_ITEM_SHUFFLES";
 
-/// Defined in gcc's object (aether_core.c): gcc keeps a struct parameter
-/// that arrives in vector registers (16 bytes or less: a vec4f, a quatf) in
-/// memory, stored by its 8-byte halves, and a 16-byte load of those two
-/// stores waits for them to retire (no store forwarding): mat4f_mul_vec 4.7
-/// ns per call without its form, 14.5 with it. A form with such a parameter
-/// is left out there; the forms whose parameters all arrive in memory (the
-/// caller's copy) are kept.
-pub const SPILLS: &str = "AETHER_ITEM_SPILLS_REGISTER_ARGUMENTS";
+/// Defined in gcc's object (aether_core.c): gcc's callers copy a by-value
+/// struct of more than 16 bytes onto the stack 16 bytes at a time, and a
+/// 32-byte load of two such stores waits for them to retire (no store
+/// forwarding), so the forms load such an argument 16 bytes at a time there.
+pub const COPIES_BY_16: &str = "AETHER_ITEM_COPIES_BY_16_BYTES";
 
-/// Whether a parameter of `f` is a struct of 16 bytes or less, which the
-/// x86-64 System V convention passes in vector registers.
-fn in_registers(f: &Function) -> bool {
-    f.params.iter().any(|p| {
-        let bytes = p.kind.words() * if f.elem == "f64" { 8 } else { 4 };
-        matches!(p.kind, Kind::Shape(_)) && bytes <= 16
-    })
+/// A struct's size in bytes (`None` for a scalar or a boolean).
+fn struct_bytes(k: &Kind, elem: &str) -> Option<usize> {
+    matches!(k, Kind::Shape(_)).then(|| k.words() * if elem == "f64" { 8 } else { 4 })
+}
+
+/// Whether parameter `i` of `f` is a struct of 16 bytes or less, which the
+/// x86-64 System V convention passes in vector registers, 8 bytes in each.
+fn in_registers_param(f: &Function, i: usize) -> bool {
+    struct_bytes(&f.params[i].kind, &f.elem).is_some_and(|b| b <= 16)
 }
 
 /// A vector value of a plan: its C name and each lane's expression.
@@ -96,8 +94,11 @@ impl<'a> Plan<'a> {
         let p = &self.f.params[param].name;
         self.lines.push(format!("aether_item_{}x{lanes} {name};", self.t));
         let src = format!("(const char *)&{p} + {first}u * sizeof({})", self.c);
-        if lanes * if self.t == "f64" { 8 } else { 4 } == 32 {
+        let bytes = lanes * if self.t == "f64" { 8 } else { 4 };
+        if bytes == 32 {
             self.lines.push(format!("aether_item_load32_{}x{lanes}({name}, {src});", self.t));
+        } else if bytes == 16 && self.t == "f32" && in_registers_param(self.f, param) {
+            self.lines.push(format!("aether_item_load_halves_f32x4({name}, {src});"));
         } else {
             self.lines.push(format!("memcpy(&{name}, {src}, sizeof {name});"));
         }
@@ -146,7 +147,12 @@ impl<'a> Plan<'a> {
 
     /// Stores `v` as result components `first..`.
     fn store(&mut self, v: &V, first: usize) {
-        self.lines.push(format!("memcpy((char *)&out + {first}u * sizeof({}), &{}, sizeof {});", self.c, v.name, v.name));
+        let dst = format!("(char *)&out + {first}u * sizeof({})", self.c);
+        if self.t == "f32" && v.lanes.len() == 4 && struct_bytes(&self.f.ret, &self.f.elem) == Some(16) {
+            self.lines.push(format!("aether_item_store_halves_f32x4({dst}, {});", v.name));
+        } else {
+            self.lines.push(format!("memcpy({dst}, &{}, sizeof {});", v.name, v.name));
+        }
         for (i, e) in v.lanes.iter().enumerate() {
             self.out[first + i] = Some(e.clone());
         }
@@ -324,9 +330,8 @@ pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
 
 /// A function body with its vector form first: `#if AETHER_ITEM_SHUFFLES`,
 /// the form, `#else`, the scalar body, `#endif`.
-pub fn wrap(f: &Function, form: Vec<String>, scalar: Vec<String>) -> Vec<String> {
-    let mut lines =
-        vec![if in_registers(f) { format!("#if defined({MACRO}) && !defined({SPILLS})") } else { format!("#if defined({MACRO})") }];
+pub fn wrap(form: Vec<String>, scalar: Vec<String>) -> Vec<String> {
+    let mut lines = vec![format!("#if defined({MACRO})")];
     lines.extend(form);
     lines.push("#else".into());
     lines.extend(scalar);
@@ -346,11 +351,12 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "typedef double aether_item_f64x4 __attribute__((vector_size(32)));".into(),
         "typedef int64_t aether_item_i64x4 __attribute__((vector_size(32)));".into(),
         "typedef double aether_item_f64x2 __attribute__((vector_size(16)));".into(),
+        "typedef float aether_item_f32x2 __attribute__((vector_size(8)));".into(),
         "/* A 32-byte load of a by-value argument: gcc's callers copy one 16 bytes at a time, and a".into(),
         "   32-byte load of two such stores waits for them to retire (no store forwarding): gcc's".into(),
         "   object loads the halves (mat4f_mul 12.2 ns per call against 4.6). clang's callers copy".into(),
         "   32 bytes at a time, and the header-only form reads the caller's own arrays. */".into(),
-        format!("#  if defined({SPILLS})"),
+        format!("#  if defined({COPIES_BY_16})"),
         "#    define aether_item_load32_f32x8(v, p) do { aether_item_f32x4 aether_lo_, aether_hi_; \\".into(),
         "         memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \\".into(),
         "         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3, 4, 5, 6, 7); } while (0)".into(),
@@ -360,6 +366,23 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "#  else".into(),
         "#    define aether_item_load32_f32x8(v, p) memcpy(&(v), (p), sizeof (v))".into(),
         "#    define aether_item_load32_f64x4(v, p) memcpy(&(v), (p), sizeof (v))".into(),
+        "#  endif".into(),
+        "/* A struct of four binary32 elements passed or returned by value travels in two vector".into(),
+        "   registers, 8 bytes in each (System V). The object moves it by those halves, which both".into(),
+        "   compilers then keep in registers (one vmovlhps in, one vpermilps out); moved whole, gcc".into(),
+        "   stored the halves and loaded them as one 16-byte value, which waits for both stores to".into(),
+        "   retire (quatf_mul 14.5 ns per call). The header-only form moves the caller's arrays whole. */".into(),
+        "#  if defined(AETHER_HEADER_ONLY)".into(),
+        "#    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))".into(),
+        "#    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))".into(),
+        "#  else".into(),
+        "#    define aether_item_load_halves_f32x4(v, p) do { aether_item_f32x2 aether_lo_, aether_hi_; \\".into(),
+        "         memcpy(&aether_lo_, (p), 8); memcpy(&aether_hi_, (p) + 8, 8); \\".into(),
+        "         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)".into(),
+        "#    define aether_item_store_halves_f32x4(p, v) do { \\".into(),
+        "         const aether_item_f32x2 aether_lo_ = __builtin_shufflevector((v), (v), 0, 1); \\".into(),
+        "         const aether_item_f32x2 aether_hi_ = __builtin_shufflevector((v), (v), 2, 3); \\".into(),
+        "         memcpy((p), &aether_lo_, 8); memcpy((p) + 8, &aether_hi_, 8); } while (0)".into(),
         "#  endif".into(),
         "#  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \\".into(),
         "      || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)".into(),
@@ -479,6 +502,17 @@ mod tests {
                 _ => 8,
             };
             assert_eq!(guards, products, "{name}: every product guarded");
+            // A struct of four binary32 elements in registers (quatf_mul's
+            // arguments and result, mat4f_mul_vec's vector and result) moves by
+            // its 8-byte halves; what arrives in memory (the matrices' rows,
+            // mat4d_mul_vec's vec4d) is read whole.
+            let (loads, stores) = match name {
+                "aether_quatf_mul" => (2, 1),
+                "aether_mat4f_mul_vec" => (1, 1),
+                _ => (0, 0),
+            };
+            assert_eq!(body.matches("aether_item_load_halves_f32x4(").count(), loads, "{name}: loads by halves");
+            assert_eq!(body.matches("aether_item_store_halves_f32x4(").count(), stores, "{name}: stores by halves");
         }
         assert!(c.contains("typedef char aether_mat4f_packed_for_item_forms["), "the packing the forms read is checked");
     }
