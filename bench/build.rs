@@ -38,8 +38,11 @@ fn main() {
             run(&mut c);
         };
         // The platform's fast path (libmvec through gcc's vectoriser) is gcc's alone.
-        let kinds: &[&str] =
-            if cc == "gcc" { &["obj", "inline", "cglm", "cglmobj", "batch", "libm", "fast"] } else { &["obj", "inline", "cglm", "batch", "libm"] };
+        let kinds: &[&str] = if cc == "gcc" {
+            &["obj", "inline", "cglm", "cglmobj", "batch", "libm", "fast"]
+        } else {
+            &["obj", "inline", "cglm", "batch", "libm"]
+        };
         for &kind in kinds {
             let mut defs = vec![format!("-DBENCH_CC={cc}"), format!("-DBENCH_KIND={kind}")];
             defs.push(match kind {
