@@ -502,52 +502,36 @@ fn horner<T: Real>(c: &[T], u: T) -> T {
     rest.iter().rev().fold(*last, |acc, &ci| ci + u * acc)
 }
 
-// The nine polynomials, each also a function of the contract (its
-// `[families.<name>_poly]`): Horner's rule on the table, for any argument.
-
-/// sin's S(u) in sincos (u = r r): Horner's rule in `u` on `sin_coefficients`.
-pub fn sin_poly<T: Trig>(u: T) -> T {
-    horner(T::sin_coefficients(), u)
+/// The nine polynomials, each also a function of the contract (its
+/// `[families.<name>_poly]`): Horner's rule on the table, for any argument.
+macro_rules! polynomials {
+    ($($(#[$doc:meta])* $name:ident = $table:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<T: Trig>(v: T) -> T {
+            horner(T::$table(), v)
+        }
+    )*};
 }
 
-/// cos's C(u) in sincos (u = r r): Horner's rule in `u` on `cos_coefficients`.
-pub fn cos_poly<T: Trig>(u: T) -> T {
-    horner(T::cos_coefficients(), u)
-}
-
-/// tan's P(u) (u = v v): Horner's rule in `u` on `tan_coefficients`.
-pub fn tan_poly<T: Trig>(u: T) -> T {
-    horner(T::tan_coefficients(), u)
-}
-
-/// atan's and atan2's P(u) (u = t t): Horner's rule in `u` on `atan_coefficients`.
-pub fn atan_poly<T: Trig>(u: T) -> T {
-    horner(T::atan_coefficients(), u)
-}
-
-/// asin's and acos's P(z): Horner's rule in `z` on `asin_coefficients`.
-pub fn asin_poly<T: Trig>(z: T) -> T {
-    horner(T::asin_coefficients(), z)
-}
-
-/// exp's and pow's P(r): Horner's rule in `r` on `exp_coefficients`.
-pub fn exp_poly<T: Trig>(r: T) -> T {
-    horner(T::exp_coefficients(), r)
-}
-
-/// exp2's P(r): Horner's rule in `r` on `exp2_coefficients`.
-pub fn exp2_poly<T: Trig>(r: T) -> T {
-    horner(T::exp2_coefficients(), r)
-}
-
-/// log's and log2's P(z) (z = s s): Horner's rule in `z` on `log_coefficients`.
-pub fn log_poly<T: Trig>(z: T) -> T {
-    horner(T::log_coefficients(), z)
-}
-
-/// pow's own log's P(z) (z = sh sh): Horner's rule in `z` on `pow_coefficients`.
-pub fn pow_poly<T: Trig>(z: T) -> T {
-    horner(T::pow_coefficients(), z)
+polynomials! {
+    /// sin's S(u) in sincos, u = r r.
+    sin_poly = sin_coefficients;
+    /// cos's C(u) in sincos, u = r r.
+    cos_poly = cos_coefficients;
+    /// tan's P(u), u = v v.
+    tan_poly = tan_coefficients;
+    /// atan's and atan2's P(u), u = t t.
+    atan_poly = atan_coefficients;
+    /// asin's and acos's P(z).
+    asin_poly = asin_coefficients;
+    /// exp's and pow's P(r).
+    exp_poly = exp_coefficients;
+    /// exp2's P(r).
+    exp2_poly = exp2_coefficients;
+    /// log's and log2's P(z), z = s s.
+    log_poly = log_coefficients;
+    /// pow's own log's P(z), z = sh sh.
+    pow_poly = pow_coefficients;
 }
 
 /// The error of `s = a - b` (Knuth's two-sum of a and -b, no magnitude test):
