@@ -15,6 +15,12 @@ use aether_generator::interp;
 use aether_generator::model::{Function, Model};
 use aether_generator::mutants;
 
+/// Whether `f` is one of the polynomials on their own (`[families.<name>_poly]`
+/// in the spec), whose cases must see each of their coefficients.
+pub fn is_polynomial(f: &Function) -> bool {
+    f.family.ends_with("_poly")
+}
+
 /// The key of a coefficient: its element type's width and its bits.
 pub fn key(v: f64, bits: u32) -> (u32, u64) {
     (bits, if bits == 32 { u64::from((v as f32).to_bits()) } else { v.to_bits() })

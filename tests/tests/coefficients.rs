@@ -42,7 +42,7 @@ fn every_coefficient_alone_is_seen_by_the_corpus() {
     let (mut by_polynomial, mut by_function) = (0, 0);
     for (&k, users) in &all {
         let names: Vec<String> = users.iter().map(|&i| model.c_name(&lowered[i])).collect();
-        let (polynomial, functions): (Vec<usize>, Vec<usize>) = users.iter().partition(|&&i| lowered[i].family.ends_with("_poly"));
+        let (polynomial, functions): (Vec<usize>, Vec<usize>) = users.iter().partition(|&&i| coefficients::is_polynomial(&lowered[i]));
         let seen = |u: &[usize]| coefficients::seen_by(&model, &corpus, &lowered, k, u).is_some();
         let (p, f) = (seen(&polynomial), seen(&functions));
         by_polynomial += usize::from(p);

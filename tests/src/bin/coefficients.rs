@@ -48,7 +48,7 @@ fn main() -> ExitCode {
     let unseen: Vec<((u32, u64), Vec<usize>)> = all
         .iter()
         .filter(|(&k, _)| only.is_empty() || only.contains(&k.1))
-        .map(|(&k, u)| (k, u.iter().copied().filter(|&i| lowered[i].family.ends_with("_poly") == polynomial).collect::<Vec<_>>()))
+        .map(|(&k, u)| (k, u.iter().copied().filter(|&i| coefficients::is_polynomial(&lowered[i]) == polynomial).collect::<Vec<_>>()))
         .filter(|(k, users)| coefficients::seen_by(&model, &corpus, &lowered, *k, users).is_none())
         .collect();
     let ranges = aether_tests::ranges_from_env("AETHER_COEFFICIENT_RANGES");
