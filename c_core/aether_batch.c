@@ -17,18 +17,26 @@
 
 #if defined(AETHER_LANES_SIMD)
 /* The vector values (a shape's components, each a vector of items) and the splat of a literal.
-   The products' guard is the lanes kernels' (the bits ORed with the opaque zero, lane by lane);
-   AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS makes it the identity here (a negative control; never in a build
-   you rely on). */
+   The products' guard is the lanes kernels' (the vector pinned in its register with AVX, else its
+   bits ORed with the opaque zero; the mat4 products' steps keep the OR with gcc, which spills
+   their pinned products). AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS makes both the identity here (a
+   negative control; never in a build you rely on). */
 #define aether_batch_splat_f32x8(x) ((aether_f32x8){(x), (x), (x), (x), (x), (x), (x), (x)})
 #if defined(__clang__) || __GNUC__ >= 12
 #  define aether_batch_shuffle_f32x8(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
 #else
 #  define aether_batch_shuffle_f32x8(a, b, ...) __builtin_shuffle((a), (b), (aether_i32x8){__VA_ARGS__})
 #endif
+#if defined(__clang__)
+#  define aether_batch_wide_product_f32x8(x) aether_product_f32x8(x)
+#else
+#  define aether_batch_wide_product_f32x8(x) aether_or_zero_f32x8(x)
+#endif
 #if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS)
 #  undef aether_product_f32x8
 #  define aether_product_f32x8(x) (x)
+#  undef aether_batch_wide_product_f32x8
+#  define aether_batch_wide_product_f32x8(x) (x)
 #endif
 typedef struct aether_vec2fx8 { aether_f32x8 x; aether_f32x8 y; } aether_vec2fx8;
 typedef char aether_vec2f_is_packed[sizeof(aether_vec2f) == 2u * sizeof(float) ? 1 : -1];
@@ -52,9 +60,16 @@ typedef char aether_mat4f_is_packed[sizeof(aether_mat4f) == 16u * sizeof(float) 
 #else
 #  define aether_batch_shuffle_f64x4(a, b, ...) __builtin_shuffle((a), (b), (aether_i64x4){__VA_ARGS__})
 #endif
+#if defined(__clang__)
+#  define aether_batch_wide_product_f64x4(x) aether_product_f64x4(x)
+#else
+#  define aether_batch_wide_product_f64x4(x) aether_or_zero_f64x4(x)
+#endif
 #if defined(AETHER_UNSAFE_UNGUARDED_BATCH_PRODUCTS)
 #  undef aether_product_f64x4
 #  define aether_product_f64x4(x) (x)
+#  undef aether_batch_wide_product_f64x4
+#  define aether_batch_wide_product_f64x4(x) (x)
 #endif
 typedef struct aether_vec2dx4 { aether_f64x4 x; aether_f64x4 y; } aether_vec2dx4;
 typedef char aether_vec2d_is_packed[sizeof(aether_vec2d) == 2u * sizeof(double) ? 1 : -1];
@@ -1503,10 +1518,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4f_mul_vec_b
     const aether_mat4fx8 m = *aether_m;
     const aether_vec4fx8 v = *aether_v;
     aether_vec4fx8 out;
-    out.x = (aether_product_f32x8((m.m[3] * v.w)) + (aether_product_f32x8((m.m[2] * v.z)) + (aether_product_f32x8((m.m[1] * v.y)) + aether_product_f32x8((m.m[0] * v.x)))));
-    out.y = (aether_product_f32x8((m.m[7] * v.w)) + (aether_product_f32x8((m.m[6] * v.z)) + (aether_product_f32x8((m.m[5] * v.y)) + aether_product_f32x8((m.m[4] * v.x)))));
-    out.z = (aether_product_f32x8((m.m[11] * v.w)) + (aether_product_f32x8((m.m[10] * v.z)) + (aether_product_f32x8((m.m[9] * v.y)) + aether_product_f32x8((m.m[8] * v.x)))));
-    out.w = (aether_product_f32x8((m.m[15] * v.w)) + (aether_product_f32x8((m.m[14] * v.z)) + (aether_product_f32x8((m.m[13] * v.y)) + aether_product_f32x8((m.m[12] * v.x)))));
+    out.x = (aether_batch_wide_product_f32x8((m.m[3] * v.w)) + (aether_batch_wide_product_f32x8((m.m[2] * v.z)) + (aether_batch_wide_product_f32x8((m.m[1] * v.y)) + aether_batch_wide_product_f32x8((m.m[0] * v.x)))));
+    out.y = (aether_batch_wide_product_f32x8((m.m[7] * v.w)) + (aether_batch_wide_product_f32x8((m.m[6] * v.z)) + (aether_batch_wide_product_f32x8((m.m[5] * v.y)) + aether_batch_wide_product_f32x8((m.m[4] * v.x)))));
+    out.z = (aether_batch_wide_product_f32x8((m.m[11] * v.w)) + (aether_batch_wide_product_f32x8((m.m[10] * v.z)) + (aether_batch_wide_product_f32x8((m.m[9] * v.y)) + aether_batch_wide_product_f32x8((m.m[8] * v.x)))));
+    out.w = (aether_batch_wide_product_f32x8((m.m[15] * v.w)) + (aether_batch_wide_product_f32x8((m.m[14] * v.z)) + (aether_batch_wide_product_f32x8((m.m[13] * v.y)) + aether_batch_wide_product_f32x8((m.m[12] * v.x)))));
     *aether_result = out;
 }
 
@@ -1515,10 +1530,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4d_mul_vec_b
     const aether_mat4dx4 m = *aether_m;
     const aether_vec4dx4 v = *aether_v;
     aether_vec4dx4 out;
-    out.x = (aether_product_f64x4((m.m[3] * v.w)) + (aether_product_f64x4((m.m[2] * v.z)) + (aether_product_f64x4((m.m[1] * v.y)) + aether_product_f64x4((m.m[0] * v.x)))));
-    out.y = (aether_product_f64x4((m.m[7] * v.w)) + (aether_product_f64x4((m.m[6] * v.z)) + (aether_product_f64x4((m.m[5] * v.y)) + aether_product_f64x4((m.m[4] * v.x)))));
-    out.z = (aether_product_f64x4((m.m[11] * v.w)) + (aether_product_f64x4((m.m[10] * v.z)) + (aether_product_f64x4((m.m[9] * v.y)) + aether_product_f64x4((m.m[8] * v.x)))));
-    out.w = (aether_product_f64x4((m.m[15] * v.w)) + (aether_product_f64x4((m.m[14] * v.z)) + (aether_product_f64x4((m.m[13] * v.y)) + aether_product_f64x4((m.m[12] * v.x)))));
+    out.x = (aether_batch_wide_product_f64x4((m.m[3] * v.w)) + (aether_batch_wide_product_f64x4((m.m[2] * v.z)) + (aether_batch_wide_product_f64x4((m.m[1] * v.y)) + aether_batch_wide_product_f64x4((m.m[0] * v.x)))));
+    out.y = (aether_batch_wide_product_f64x4((m.m[7] * v.w)) + (aether_batch_wide_product_f64x4((m.m[6] * v.z)) + (aether_batch_wide_product_f64x4((m.m[5] * v.y)) + aether_batch_wide_product_f64x4((m.m[4] * v.x)))));
+    out.z = (aether_batch_wide_product_f64x4((m.m[11] * v.w)) + (aether_batch_wide_product_f64x4((m.m[10] * v.z)) + (aether_batch_wide_product_f64x4((m.m[9] * v.y)) + aether_batch_wide_product_f64x4((m.m[8] * v.x)))));
+    out.w = (aether_batch_wide_product_f64x4((m.m[15] * v.w)) + (aether_batch_wide_product_f64x4((m.m[14] * v.z)) + (aether_batch_wide_product_f64x4((m.m[13] * v.y)) + aether_batch_wide_product_f64x4((m.m[12] * v.x)))));
     *aether_result = out;
 }
 
@@ -1585,22 +1600,22 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4f_mul_batch
     const aether_mat4fx8 a = *aether_a;
     const aether_mat4fx8 b = *aether_b;
     aether_mat4fx8 out;
-    out.m[0] = (aether_product_f32x8((a.m[3] * b.m[12])) + (aether_product_f32x8((a.m[2] * b.m[8])) + (aether_product_f32x8((a.m[1] * b.m[4])) + aether_product_f32x8((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_product_f32x8((a.m[3] * b.m[13])) + (aether_product_f32x8((a.m[2] * b.m[9])) + (aether_product_f32x8((a.m[1] * b.m[5])) + aether_product_f32x8((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_product_f32x8((a.m[3] * b.m[14])) + (aether_product_f32x8((a.m[2] * b.m[10])) + (aether_product_f32x8((a.m[1] * b.m[6])) + aether_product_f32x8((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_product_f32x8((a.m[3] * b.m[15])) + (aether_product_f32x8((a.m[2] * b.m[11])) + (aether_product_f32x8((a.m[1] * b.m[7])) + aether_product_f32x8((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_product_f32x8((a.m[7] * b.m[12])) + (aether_product_f32x8((a.m[6] * b.m[8])) + (aether_product_f32x8((a.m[5] * b.m[4])) + aether_product_f32x8((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_product_f32x8((a.m[7] * b.m[13])) + (aether_product_f32x8((a.m[6] * b.m[9])) + (aether_product_f32x8((a.m[5] * b.m[5])) + aether_product_f32x8((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_product_f32x8((a.m[7] * b.m[14])) + (aether_product_f32x8((a.m[6] * b.m[10])) + (aether_product_f32x8((a.m[5] * b.m[6])) + aether_product_f32x8((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_product_f32x8((a.m[7] * b.m[15])) + (aether_product_f32x8((a.m[6] * b.m[11])) + (aether_product_f32x8((a.m[5] * b.m[7])) + aether_product_f32x8((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_product_f32x8((a.m[11] * b.m[12])) + (aether_product_f32x8((a.m[10] * b.m[8])) + (aether_product_f32x8((a.m[9] * b.m[4])) + aether_product_f32x8((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_product_f32x8((a.m[11] * b.m[13])) + (aether_product_f32x8((a.m[10] * b.m[9])) + (aether_product_f32x8((a.m[9] * b.m[5])) + aether_product_f32x8((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_product_f32x8((a.m[11] * b.m[14])) + (aether_product_f32x8((a.m[10] * b.m[10])) + (aether_product_f32x8((a.m[9] * b.m[6])) + aether_product_f32x8((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_product_f32x8((a.m[11] * b.m[15])) + (aether_product_f32x8((a.m[10] * b.m[11])) + (aether_product_f32x8((a.m[9] * b.m[7])) + aether_product_f32x8((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_product_f32x8((a.m[15] * b.m[12])) + (aether_product_f32x8((a.m[14] * b.m[8])) + (aether_product_f32x8((a.m[13] * b.m[4])) + aether_product_f32x8((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_product_f32x8((a.m[15] * b.m[13])) + (aether_product_f32x8((a.m[14] * b.m[9])) + (aether_product_f32x8((a.m[13] * b.m[5])) + aether_product_f32x8((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_product_f32x8((a.m[15] * b.m[14])) + (aether_product_f32x8((a.m[14] * b.m[10])) + (aether_product_f32x8((a.m[13] * b.m[6])) + aether_product_f32x8((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_product_f32x8((a.m[15] * b.m[15])) + (aether_product_f32x8((a.m[14] * b.m[11])) + (aether_product_f32x8((a.m[13] * b.m[7])) + aether_product_f32x8((a.m[12] * b.m[3])))));
+    out.m[0] = (aether_batch_wide_product_f32x8((a.m[3] * b.m[12])) + (aether_batch_wide_product_f32x8((a.m[2] * b.m[8])) + (aether_batch_wide_product_f32x8((a.m[1] * b.m[4])) + aether_batch_wide_product_f32x8((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_batch_wide_product_f32x8((a.m[3] * b.m[13])) + (aether_batch_wide_product_f32x8((a.m[2] * b.m[9])) + (aether_batch_wide_product_f32x8((a.m[1] * b.m[5])) + aether_batch_wide_product_f32x8((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_batch_wide_product_f32x8((a.m[3] * b.m[14])) + (aether_batch_wide_product_f32x8((a.m[2] * b.m[10])) + (aether_batch_wide_product_f32x8((a.m[1] * b.m[6])) + aether_batch_wide_product_f32x8((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_batch_wide_product_f32x8((a.m[3] * b.m[15])) + (aether_batch_wide_product_f32x8((a.m[2] * b.m[11])) + (aether_batch_wide_product_f32x8((a.m[1] * b.m[7])) + aether_batch_wide_product_f32x8((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_batch_wide_product_f32x8((a.m[7] * b.m[12])) + (aether_batch_wide_product_f32x8((a.m[6] * b.m[8])) + (aether_batch_wide_product_f32x8((a.m[5] * b.m[4])) + aether_batch_wide_product_f32x8((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_batch_wide_product_f32x8((a.m[7] * b.m[13])) + (aether_batch_wide_product_f32x8((a.m[6] * b.m[9])) + (aether_batch_wide_product_f32x8((a.m[5] * b.m[5])) + aether_batch_wide_product_f32x8((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_batch_wide_product_f32x8((a.m[7] * b.m[14])) + (aether_batch_wide_product_f32x8((a.m[6] * b.m[10])) + (aether_batch_wide_product_f32x8((a.m[5] * b.m[6])) + aether_batch_wide_product_f32x8((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_batch_wide_product_f32x8((a.m[7] * b.m[15])) + (aether_batch_wide_product_f32x8((a.m[6] * b.m[11])) + (aether_batch_wide_product_f32x8((a.m[5] * b.m[7])) + aether_batch_wide_product_f32x8((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_batch_wide_product_f32x8((a.m[11] * b.m[12])) + (aether_batch_wide_product_f32x8((a.m[10] * b.m[8])) + (aether_batch_wide_product_f32x8((a.m[9] * b.m[4])) + aether_batch_wide_product_f32x8((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_batch_wide_product_f32x8((a.m[11] * b.m[13])) + (aether_batch_wide_product_f32x8((a.m[10] * b.m[9])) + (aether_batch_wide_product_f32x8((a.m[9] * b.m[5])) + aether_batch_wide_product_f32x8((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_batch_wide_product_f32x8((a.m[11] * b.m[14])) + (aether_batch_wide_product_f32x8((a.m[10] * b.m[10])) + (aether_batch_wide_product_f32x8((a.m[9] * b.m[6])) + aether_batch_wide_product_f32x8((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_batch_wide_product_f32x8((a.m[11] * b.m[15])) + (aether_batch_wide_product_f32x8((a.m[10] * b.m[11])) + (aether_batch_wide_product_f32x8((a.m[9] * b.m[7])) + aether_batch_wide_product_f32x8((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_batch_wide_product_f32x8((a.m[15] * b.m[12])) + (aether_batch_wide_product_f32x8((a.m[14] * b.m[8])) + (aether_batch_wide_product_f32x8((a.m[13] * b.m[4])) + aether_batch_wide_product_f32x8((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_batch_wide_product_f32x8((a.m[15] * b.m[13])) + (aether_batch_wide_product_f32x8((a.m[14] * b.m[9])) + (aether_batch_wide_product_f32x8((a.m[13] * b.m[5])) + aether_batch_wide_product_f32x8((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_batch_wide_product_f32x8((a.m[15] * b.m[14])) + (aether_batch_wide_product_f32x8((a.m[14] * b.m[10])) + (aether_batch_wide_product_f32x8((a.m[13] * b.m[6])) + aether_batch_wide_product_f32x8((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_batch_wide_product_f32x8((a.m[15] * b.m[15])) + (aether_batch_wide_product_f32x8((a.m[14] * b.m[11])) + (aether_batch_wide_product_f32x8((a.m[13] * b.m[7])) + aether_batch_wide_product_f32x8((a.m[12] * b.m[3])))));
     *aether_result = out;
 }
 
@@ -1609,22 +1624,22 @@ static __inline__ __attribute__((__always_inline__)) void aether_mat4d_mul_batch
     const aether_mat4dx4 a = *aether_a;
     const aether_mat4dx4 b = *aether_b;
     aether_mat4dx4 out;
-    out.m[0] = (aether_product_f64x4((a.m[3] * b.m[12])) + (aether_product_f64x4((a.m[2] * b.m[8])) + (aether_product_f64x4((a.m[1] * b.m[4])) + aether_product_f64x4((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_product_f64x4((a.m[3] * b.m[13])) + (aether_product_f64x4((a.m[2] * b.m[9])) + (aether_product_f64x4((a.m[1] * b.m[5])) + aether_product_f64x4((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_product_f64x4((a.m[3] * b.m[14])) + (aether_product_f64x4((a.m[2] * b.m[10])) + (aether_product_f64x4((a.m[1] * b.m[6])) + aether_product_f64x4((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_product_f64x4((a.m[3] * b.m[15])) + (aether_product_f64x4((a.m[2] * b.m[11])) + (aether_product_f64x4((a.m[1] * b.m[7])) + aether_product_f64x4((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_product_f64x4((a.m[7] * b.m[12])) + (aether_product_f64x4((a.m[6] * b.m[8])) + (aether_product_f64x4((a.m[5] * b.m[4])) + aether_product_f64x4((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_product_f64x4((a.m[7] * b.m[13])) + (aether_product_f64x4((a.m[6] * b.m[9])) + (aether_product_f64x4((a.m[5] * b.m[5])) + aether_product_f64x4((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_product_f64x4((a.m[7] * b.m[14])) + (aether_product_f64x4((a.m[6] * b.m[10])) + (aether_product_f64x4((a.m[5] * b.m[6])) + aether_product_f64x4((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_product_f64x4((a.m[7] * b.m[15])) + (aether_product_f64x4((a.m[6] * b.m[11])) + (aether_product_f64x4((a.m[5] * b.m[7])) + aether_product_f64x4((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_product_f64x4((a.m[11] * b.m[12])) + (aether_product_f64x4((a.m[10] * b.m[8])) + (aether_product_f64x4((a.m[9] * b.m[4])) + aether_product_f64x4((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_product_f64x4((a.m[11] * b.m[13])) + (aether_product_f64x4((a.m[10] * b.m[9])) + (aether_product_f64x4((a.m[9] * b.m[5])) + aether_product_f64x4((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_product_f64x4((a.m[11] * b.m[14])) + (aether_product_f64x4((a.m[10] * b.m[10])) + (aether_product_f64x4((a.m[9] * b.m[6])) + aether_product_f64x4((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_product_f64x4((a.m[11] * b.m[15])) + (aether_product_f64x4((a.m[10] * b.m[11])) + (aether_product_f64x4((a.m[9] * b.m[7])) + aether_product_f64x4((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_product_f64x4((a.m[15] * b.m[12])) + (aether_product_f64x4((a.m[14] * b.m[8])) + (aether_product_f64x4((a.m[13] * b.m[4])) + aether_product_f64x4((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_product_f64x4((a.m[15] * b.m[13])) + (aether_product_f64x4((a.m[14] * b.m[9])) + (aether_product_f64x4((a.m[13] * b.m[5])) + aether_product_f64x4((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_product_f64x4((a.m[15] * b.m[14])) + (aether_product_f64x4((a.m[14] * b.m[10])) + (aether_product_f64x4((a.m[13] * b.m[6])) + aether_product_f64x4((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_product_f64x4((a.m[15] * b.m[15])) + (aether_product_f64x4((a.m[14] * b.m[11])) + (aether_product_f64x4((a.m[13] * b.m[7])) + aether_product_f64x4((a.m[12] * b.m[3])))));
+    out.m[0] = (aether_batch_wide_product_f64x4((a.m[3] * b.m[12])) + (aether_batch_wide_product_f64x4((a.m[2] * b.m[8])) + (aether_batch_wide_product_f64x4((a.m[1] * b.m[4])) + aether_batch_wide_product_f64x4((a.m[0] * b.m[0])))));
+    out.m[1] = (aether_batch_wide_product_f64x4((a.m[3] * b.m[13])) + (aether_batch_wide_product_f64x4((a.m[2] * b.m[9])) + (aether_batch_wide_product_f64x4((a.m[1] * b.m[5])) + aether_batch_wide_product_f64x4((a.m[0] * b.m[1])))));
+    out.m[2] = (aether_batch_wide_product_f64x4((a.m[3] * b.m[14])) + (aether_batch_wide_product_f64x4((a.m[2] * b.m[10])) + (aether_batch_wide_product_f64x4((a.m[1] * b.m[6])) + aether_batch_wide_product_f64x4((a.m[0] * b.m[2])))));
+    out.m[3] = (aether_batch_wide_product_f64x4((a.m[3] * b.m[15])) + (aether_batch_wide_product_f64x4((a.m[2] * b.m[11])) + (aether_batch_wide_product_f64x4((a.m[1] * b.m[7])) + aether_batch_wide_product_f64x4((a.m[0] * b.m[3])))));
+    out.m[4] = (aether_batch_wide_product_f64x4((a.m[7] * b.m[12])) + (aether_batch_wide_product_f64x4((a.m[6] * b.m[8])) + (aether_batch_wide_product_f64x4((a.m[5] * b.m[4])) + aether_batch_wide_product_f64x4((a.m[4] * b.m[0])))));
+    out.m[5] = (aether_batch_wide_product_f64x4((a.m[7] * b.m[13])) + (aether_batch_wide_product_f64x4((a.m[6] * b.m[9])) + (aether_batch_wide_product_f64x4((a.m[5] * b.m[5])) + aether_batch_wide_product_f64x4((a.m[4] * b.m[1])))));
+    out.m[6] = (aether_batch_wide_product_f64x4((a.m[7] * b.m[14])) + (aether_batch_wide_product_f64x4((a.m[6] * b.m[10])) + (aether_batch_wide_product_f64x4((a.m[5] * b.m[6])) + aether_batch_wide_product_f64x4((a.m[4] * b.m[2])))));
+    out.m[7] = (aether_batch_wide_product_f64x4((a.m[7] * b.m[15])) + (aether_batch_wide_product_f64x4((a.m[6] * b.m[11])) + (aether_batch_wide_product_f64x4((a.m[5] * b.m[7])) + aether_batch_wide_product_f64x4((a.m[4] * b.m[3])))));
+    out.m[8] = (aether_batch_wide_product_f64x4((a.m[11] * b.m[12])) + (aether_batch_wide_product_f64x4((a.m[10] * b.m[8])) + (aether_batch_wide_product_f64x4((a.m[9] * b.m[4])) + aether_batch_wide_product_f64x4((a.m[8] * b.m[0])))));
+    out.m[9] = (aether_batch_wide_product_f64x4((a.m[11] * b.m[13])) + (aether_batch_wide_product_f64x4((a.m[10] * b.m[9])) + (aether_batch_wide_product_f64x4((a.m[9] * b.m[5])) + aether_batch_wide_product_f64x4((a.m[8] * b.m[1])))));
+    out.m[10] = (aether_batch_wide_product_f64x4((a.m[11] * b.m[14])) + (aether_batch_wide_product_f64x4((a.m[10] * b.m[10])) + (aether_batch_wide_product_f64x4((a.m[9] * b.m[6])) + aether_batch_wide_product_f64x4((a.m[8] * b.m[2])))));
+    out.m[11] = (aether_batch_wide_product_f64x4((a.m[11] * b.m[15])) + (aether_batch_wide_product_f64x4((a.m[10] * b.m[11])) + (aether_batch_wide_product_f64x4((a.m[9] * b.m[7])) + aether_batch_wide_product_f64x4((a.m[8] * b.m[3])))));
+    out.m[12] = (aether_batch_wide_product_f64x4((a.m[15] * b.m[12])) + (aether_batch_wide_product_f64x4((a.m[14] * b.m[8])) + (aether_batch_wide_product_f64x4((a.m[13] * b.m[4])) + aether_batch_wide_product_f64x4((a.m[12] * b.m[0])))));
+    out.m[13] = (aether_batch_wide_product_f64x4((a.m[15] * b.m[13])) + (aether_batch_wide_product_f64x4((a.m[14] * b.m[9])) + (aether_batch_wide_product_f64x4((a.m[13] * b.m[5])) + aether_batch_wide_product_f64x4((a.m[12] * b.m[1])))));
+    out.m[14] = (aether_batch_wide_product_f64x4((a.m[15] * b.m[14])) + (aether_batch_wide_product_f64x4((a.m[14] * b.m[10])) + (aether_batch_wide_product_f64x4((a.m[13] * b.m[6])) + aether_batch_wide_product_f64x4((a.m[12] * b.m[2])))));
+    out.m[15] = (aether_batch_wide_product_f64x4((a.m[15] * b.m[15])) + (aether_batch_wide_product_f64x4((a.m[14] * b.m[11])) + (aether_batch_wide_product_f64x4((a.m[13] * b.m[7])) + aether_batch_wide_product_f64x4((a.m[12] * b.m[3])))));
     *aether_result = out;
 }
 

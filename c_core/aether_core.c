@@ -155,9 +155,8 @@ static __inline__ double aether_product_f64(double x)
    row-major matrix has no column in one vector to load); mat4f_mul computes two result rows per
    vector; quatf_mul adds each term with its sign bits flipped where the contract subtracts it.
    The generator prints a form only where its lanes, evaluated on symbols, are the function's
-   trees; every product is one AVX multiply in an asm statement, which no compiler can fuse into
-   a sum and which costs no instruction more (the OR with an opaque zero it replaced cost one per
-   product: clang's header-only mat4f_mul 3.3 ns per item against 2.4). It is taken under clang and gcc 12 or later (a caller's loop over mat4f_mul_vec in the header-only
+   trees; every product is pinned in its vector register (AETHER_PIN_VECTOR, below). It is
+   taken under clang and gcc 12 or later (a caller's loop over mat4f_mul_vec in the header-only
    form: 3.5 ns per item before, 1.7 with it; clang's object, mat4f_mul: 17 ns per call before,
    6.5 with it). A struct of four binary32 elements passed in vector registers (a vec4f, a quatf)
    is moved by its 8-byte halves, one per register, in the object: moved whole, gcc stored the
@@ -181,7 +180,7 @@ static __inline__ double aether_product_f64(double x)
 #include <stdint.h>
 #include <string.h>
 #if defined(__GNUC__)
-static __inline__ uint32_t aether_opaque_zero(void)
+static __inline__ __attribute__((unused)) uint32_t aether_opaque_zero(void)
 {
     uint32_t z = 0u;
     __asm__("" : "+r"(z));
@@ -207,6 +206,19 @@ static __inline__ double aether_or_double(double x, uint32_t zero)
     memcpy(&x, &u, sizeof x);
     return x;
 }
+#endif
+
+/* The guard of the explicit vector code with AVX (the per-item forms, the lanes kernels' and the
+   batches' vector steps): the pinning guard on a whole vector, an empty asm statement that
+   claims to change the value in its register. No pass sees through it, so nothing fuses a
+   product into a sum or reassociates across a barrier, and it emits no instruction, where the
+   OR with the opaque zero costs one per product and barrier (quatf_mul's batch 0.49 ns per item
+   against 0.35 unguarded; mat4f_mul's per-item form in clang's header-only loop 3.3 against
+   2.4). Without AVX (SSE2, whose 16-byte registers split a 32-byte vector; NEON; WebAssembly)
+   the vector code keeps the OR. */
+#if defined(__GNUC__) && defined(__AVX__) && (defined(__x86_64__) || defined(__i386__))
+#  define AETHER_PIN_VECTOR(type, x) \
+       __extension__ ({ type aether_pinned_ = (x); __asm__("" : "+x"(aether_pinned_)); aether_pinned_; })
 #endif
 
 /* The lanes kernels' vector path (aether_f32_lanes_sum, _lanes_dot and so the *_array sums):
@@ -353,13 +365,19 @@ static double aether_fmax_f64(double a, double b)
     return a != a ? b : (b != b ? a : (b > a ? b : a));
 }
 
-/* The vector path of the lanes kernels (AETHER_LANES_SIMD): 32-byte GNU C vectors, the reduction's step printed with vector types, its barrier and product guard the OR with an opaque zero, fmin/fmax the one NaN rule as lane masks; every vector lane does the scalar step's operations on the scalar lane's terms. */
+/* The vector path of the lanes kernels (AETHER_LANES_SIMD): 32-byte GNU C vectors, the reduction's step printed with vector types, its barrier and product guard the vector pinned in its register (AVX) or ORed with an opaque zero, fmin/fmax the one NaN rule as lane masks; every vector lane does the scalar step's operations on the scalar lane's terms. */
 #if defined(AETHER_LANES_SIMD)
 typedef float aether_f32x8 __attribute__((vector_size(32)));
 typedef int32_t aether_i32x8 __attribute__((vector_size(32)));
 typedef struct aether_pairfx8 { aether_f32x8 hi; aether_f32x8 comp; } aether_pairfx8;
-#define aether_barrier_f32x8(x) ((aether_f32x8)((aether_i32x8)(x) | (int32_t)aether_opaque_zero()))
-#define aether_product_f32x8(x) ((aether_f32x8)((aether_i32x8)(x) | (int32_t)aether_opaque_zero()))
+#define aether_or_zero_f32x8(x) ((aether_f32x8)((aether_i32x8)(x) | (int32_t)aether_opaque_zero()))
+#if defined(AETHER_PIN_VECTOR)
+#  define aether_barrier_f32x8(x) AETHER_PIN_VECTOR(aether_f32x8, (x))
+#  define aether_product_f32x8(x) AETHER_PIN_VECTOR(aether_f32x8, (x))
+#else
+#  define aether_barrier_f32x8(x) aether_or_zero_f32x8(x)
+#  define aether_product_f32x8(x) aether_or_zero_f32x8(x)
+#endif
 #define aether_select_f32x8(mask, x, y) ((aether_f32x8)(((aether_i32x8)(x) & (mask)) | ((aether_i32x8)(y) & ~(mask))))
 #define aether_fmin_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) < (a), (b), (a)))))
 #define aether_fmax_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) > (a), (b), (a)))))
@@ -384,8 +402,14 @@ static __inline__ void aether_pairf_neumaier_add_x8(aether_pairfx8 *aether_resul
 typedef double aether_f64x4 __attribute__((vector_size(32)));
 typedef int64_t aether_i64x4 __attribute__((vector_size(32)));
 typedef struct aether_pairdx4 { aether_f64x4 hi; aether_f64x4 comp; } aether_pairdx4;
-#define aether_barrier_f64x4(x) ((aether_f64x4)((aether_i64x4)(x) | (int64_t)aether_opaque_zero()))
-#define aether_product_f64x4(x) ((aether_f64x4)((aether_i64x4)(x) | (int64_t)aether_opaque_zero()))
+#define aether_or_zero_f64x4(x) ((aether_f64x4)((aether_i64x4)(x) | (int64_t)aether_opaque_zero()))
+#if defined(AETHER_PIN_VECTOR)
+#  define aether_barrier_f64x4(x) AETHER_PIN_VECTOR(aether_f64x4, (x))
+#  define aether_product_f64x4(x) AETHER_PIN_VECTOR(aether_f64x4, (x))
+#else
+#  define aether_barrier_f64x4(x) aether_or_zero_f64x4(x)
+#  define aether_product_f64x4(x) aether_or_zero_f64x4(x)
+#endif
 #define aether_select_f64x4(mask, x, y) ((aether_f64x4)(((aether_i64x4)(x) & (mask)) | ((aether_i64x4)(y) & ~(mask))))
 #define aether_fmin_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) < (a), (b), (a)))))
 #define aether_fmax_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) > (a), (b), (a)))))
@@ -1321,7 +1345,7 @@ static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 }
 
 
-/* The per-item vector forms of the mat4 products and quatf_mul (AETHER_ITEM_SHUFFLES): their vector types, their product guard (each product an AVX multiply in an asm statement) and the packing they read. */
+/* The per-item vector forms of the mat4 products and quatf_mul (AETHER_ITEM_SHUFFLES): their vector types, their product guard (each product pinned in its vector register) and the packing they read. */
 #if defined(AETHER_ITEM_SHUFFLES)
 typedef float aether_item_f32x8 __attribute__((vector_size(32)));
 typedef float aether_item_f32x4 __attribute__((vector_size(16)));
@@ -1370,19 +1394,10 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 #    define aether_item_product_f64x4(a, b) ((a) * (b))
 #    define aether_item_signed_product_f32x4(a, b, sign) ((aether_item_f32x4)((aether_item_i32x4)((a) * (b)) ^ (sign)))
 #  else
-/* Each product is one AVX multiply in an asm statement: the compiler sees its result as an
-   opaque value, so no contraction can fuse it into a sum, and the guard costs no instruction
-   (the OR with an opaque zero that it replaces cost one per product: mat4f_mul 3.3 ns per
-   item against 2.4, clang header-only). The statement is not volatile and touches no memory:
-   the compiler still schedules, combines and drops it like the product it is. Both assembler
-   dialects are written out (-masm=intel). */
-#    define AETHER_ITEM_MUL_ASM_(name, type, insn) \
-       static inline type name(type a, type b) { \
-           type r; __asm__(insn " {%2, %1, %0|%0, %1, %2}" : "=x"(r) : "x"(a), "x"(b)); return r; }
-AETHER_ITEM_MUL_ASM_(aether_item_product_f32x8, aether_item_f32x8, "vmulps")
-AETHER_ITEM_MUL_ASM_(aether_item_product_f32x4, aether_item_f32x4, "vmulps")
-AETHER_ITEM_MUL_ASM_(aether_item_product_f64x4, aether_item_f64x4, "vmulpd")
-#    undef AETHER_ITEM_MUL_ASM_
+/* Each product pinned in its register (AETHER_PIN_VECTOR: the forms are AVX code). */
+#    define aether_item_product_f32x8(a, b) AETHER_PIN_VECTOR(aether_item_f32x8, (a) * (b))
+#    define aether_item_product_f32x4(a, b) AETHER_PIN_VECTOR(aether_item_f32x4, (a) * (b))
+#    define aether_item_product_f64x4(a, b) AETHER_PIN_VECTOR(aether_item_f64x4, (a) * (b))
 #    define aether_item_signed_product_f32x4(a, b, sign) \
         ((aether_item_f32x4)((aether_item_i32x4)aether_item_product_f32x4((a), (b)) ^ (sign)))
 #  endif

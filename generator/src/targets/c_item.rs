@@ -23,15 +23,13 @@
 //! The plan is printed only where those expressions are the function's
 //! lowered trees, up to the order of the operands of `+` and `*` (IEEE 754
 //! rounds `a + b` and `b + a` alike); any other fold in the spec leaves the
-//! scalar body alone. Every product is one AVX multiply (`vmulps`,
-//! `vmulpd`) in a non-volatile asm statement: its result is opaque to the
-//! compiler, so no contraction fuses it into a sum, and the guard costs no
-//! instruction beside the multiply. (The forms are AVX code already; the OR
-//! with an opaque zero that guarded them before cost one integer operation
-//! per product, 8 of mat4f_mul's 45 instructions per item.) The asm names
-//! both assembler dialects, and its operands take the `x` constraint only:
-//! with `xm`, clang puts the operand in memory (mat4f_mul 4.4 ns per item
-//! against 3.8 with the OR, in the same run).
+//! scalar body alone. Every product is pinned in its vector register
+//! (`AETHER_PIN_VECTOR`, an empty asm statement that claims to change it):
+//! its value is opaque to the compiler, so no contraction fuses it into a
+//! sum, and the guard emits no instruction. (The OR with an opaque zero
+//! that guarded these forms before cost one per product: 8 of mat4f_mul's
+//! 45 instructions per item, and clang's header-only loop over mat4f_mul
+//! 3.3 ns per item against 2.4 pinned.)
 //! `AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS` removes this guard alone (and `AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS` with the
 //! vectorising guard): the compatibility matrix's negative controls, where
 //! mat4f_mul's and quatf_mul's forms then fuse under `-ffp-contract=fast`.
@@ -396,19 +394,10 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "#    define aether_item_product_f64x4(a, b) ((a) * (b))".into(),
         "#    define aether_item_signed_product_f32x4(a, b, sign) ((aether_item_f32x4)((aether_item_i32x4)((a) * (b)) ^ (sign)))".into(),
         "#  else".into(),
-        "/* Each product is one AVX multiply in an asm statement: the compiler sees its result as an".into(),
-        "   opaque value, so no contraction can fuse it into a sum, and the guard costs no instruction".into(),
-        "   (the OR with an opaque zero that it replaces cost one per product: mat4f_mul 3.3 ns per".into(),
-        "   item against 2.4, clang header-only). The statement is not volatile and touches no memory:".into(),
-        "   the compiler still schedules, combines and drops it like the product it is. Both assembler".into(),
-        "   dialects are written out (-masm=intel). */".into(),
-        "#    define AETHER_ITEM_MUL_ASM_(name, type, insn) \\".into(),
-        "       static inline type name(type a, type b) { \\".into(),
-        "           type r; __asm__(insn \" {%2, %1, %0|%0, %1, %2}\" : \"=x\"(r) : \"x\"(a), \"x\"(b)); return r; }".into(),
-        "AETHER_ITEM_MUL_ASM_(aether_item_product_f32x8, aether_item_f32x8, \"vmulps\")".into(),
-        "AETHER_ITEM_MUL_ASM_(aether_item_product_f32x4, aether_item_f32x4, \"vmulps\")".into(),
-        "AETHER_ITEM_MUL_ASM_(aether_item_product_f64x4, aether_item_f64x4, \"vmulpd\")".into(),
-        "#    undef AETHER_ITEM_MUL_ASM_".into(),
+        "/* Each product pinned in its register (AETHER_PIN_VECTOR: the forms are AVX code). */".into(),
+        "#    define aether_item_product_f32x8(a, b) AETHER_PIN_VECTOR(aether_item_f32x8, (a) * (b))".into(),
+        "#    define aether_item_product_f32x4(a, b) AETHER_PIN_VECTOR(aether_item_f32x4, (a) * (b))".into(),
+        "#    define aether_item_product_f64x4(a, b) AETHER_PIN_VECTOR(aether_item_f64x4, (a) * (b))".into(),
         "#    define aether_item_signed_product_f32x4(a, b, sign) \\".into(),
         "        ((aether_item_f32x4)((aether_item_i32x4)aether_item_product_f32x4((a), (b)) ^ (sign)))".into(),
         "#  endif".into(),

@@ -69,6 +69,13 @@ fn vector_step_name(model: &Model, f: &Function, width: usize) -> String {
     format!("{}_x{width}", model.c_name(f))
 }
 
+/// The OR with the opaque zero of vector type `v`, lane by lane: the
+/// vector guard without AVX, and the batches' steps of the mat4 products
+/// with gcc (`c_batch`).
+pub fn or_zero_name(v: &ElemType) -> String {
+    format!("aether_or_zero_{}", v.name)
+}
+
 /// The vector types and helpers, and the vector step of every element type
 /// that has one, inside `#if defined(AETHER_LANES_SIMD)`.
 pub fn helpers(model: &Model, lowered: &[Function]) -> Vec<Helper> {
@@ -86,10 +93,18 @@ pub fn helpers(model: &Model, lowered: &[Function]) -> Vec<Helper> {
         lines.push(format!("typedef struct {pair} {{ {c} {hi}; {c} {lo}; }} {pair};"));
         // Macros, not functions: a vector passed or returned by value changes the ABI where the
         // target has no vector registers of that width (gcc and clang warn, -Wpsabi). The
-        // barrier and the product guard: the bits ORed with the opaque zero, lane by lane.
+        // barrier and the product guard: the vector pinned in its register with AVX (no
+        // instruction), else its bits ORed with the opaque zero, lane by lane.
+        lines.push(format!("#define {}(x) (({c})(({m})(x) | ({word})aether_opaque_zero()))", or_zero_name(&v)));
+        lines.push("#if defined(AETHER_PIN_VECTOR)".into());
         for name in [barrier_name(&v), product_name(&v)] {
-            lines.push(format!("#define {name}(x) (({c})(({m})(x) | ({word})aether_opaque_zero()))"));
+            lines.push(format!("#  define {name}(x) AETHER_PIN_VECTOR({c}, (x))"));
         }
+        lines.push("#else".into());
+        for name in [barrier_name(&v), product_name(&v)] {
+            lines.push(format!("#  define {name}(x) {}(x)", or_zero_name(&v)));
+        }
+        lines.push("#endif".into());
         lines.push(format!("#define aether_select_{}(mask, x, y) (({c})((({m})(x) & (mask)) | (({m})(y) & ~(mask))))", v.name));
         let select = |cond: &str, x: &str, y: &str| format!("aether_select_{}({cond}, {x}, {y})", v.name);
         for (name, cmp) in [("fmin", "<"), ("fmax", ">")] {
@@ -118,7 +133,7 @@ pub fn helpers(model: &Model, lowered: &[Function]) -> Vec<Helper> {
     lines.push("#endif".into());
     vec![Helper {
         doc: "The vector path of the lanes kernels (AETHER_LANES_SIMD): 32-byte GNU C vectors, the reduction's step printed \
-              with vector types, its barrier and product guard the OR with an opaque zero, fmin/fmax the one NaN rule as \
+              with vector types, its barrier and product guard the vector pinned in its register (AVX) or ORed with an opaque zero, fmin/fmax the one NaN rule as \
               lane masks; every vector lane does the scalar step's operations on the scalar lane's terms."
             .into(),
         lines,
