@@ -5935,6 +5935,65 @@ static inline aether_mat2d aether_mat2d_inverse_adjugate_batch_item(const aether
 static inline aether_mat3f aether_mat3f_inverse_adjugate_batch_item(const aether_mat3f *aether_m)
 {
     const aether_mat3f m = *aether_m;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_mat3f out;
+    const float aether_v0 = 1.0f;
+    float aether_v1;
+    memcpy(&aether_v1, (const char *)&m + 0u * sizeof(float), sizeof aether_v1);
+    float aether_v2;
+    memcpy(&aether_v2, (const char *)&m + 4u * sizeof(float), sizeof aether_v2);
+    float aether_v3;
+    memcpy(&aether_v3, (const char *)&m + 8u * sizeof(float), sizeof aether_v3);
+    const float aether_v4 = aether_item_product_f32x1(aether_v2, aether_v3);
+    float aether_v5;
+    memcpy(&aether_v5, (const char *)&m + 5u * sizeof(float), sizeof aether_v5);
+    float aether_v6;
+    memcpy(&aether_v6, (const char *)&m + 7u * sizeof(float), sizeof aether_v6);
+    const float aether_v7 = aether_item_product_f32x1(aether_v5, aether_v6);
+    const float aether_v8 = aether_v4 - aether_v7;
+    const float aether_v9 = aether_item_product_f32x1(aether_v1, aether_v8);
+    float aether_v10;
+    memcpy(&aether_v10, (const char *)&m + 1u * sizeof(float), sizeof aether_v10);
+    float aether_v11;
+    memcpy(&aether_v11, (const char *)&m + 3u * sizeof(float), sizeof aether_v11);
+    const float aether_v12 = aether_item_product_f32x1(aether_v11, aether_v3);
+    float aether_v13;
+    memcpy(&aether_v13, (const char *)&m + 6u * sizeof(float), sizeof aether_v13);
+    const float aether_v14 = aether_item_product_f32x1(aether_v5, aether_v13);
+    const float aether_v15 = aether_v12 - aether_v14;
+    const float aether_v16 = aether_item_product_f32x1(aether_v10, aether_v15);
+    const float aether_v17 = aether_v9 - aether_v16;
+    float aether_v18;
+    memcpy(&aether_v18, (const char *)&m + 2u * sizeof(float), sizeof aether_v18);
+    const float aether_v19 = aether_item_product_f32x1(aether_v11, aether_v6);
+    const float aether_v20 = aether_item_product_f32x1(aether_v2, aether_v13);
+    const float aether_v21 = aether_v19 - aether_v20;
+    const float aether_v22 = aether_item_product_f32x1(aether_v18, aether_v21);
+    const float aether_v23 = aether_v17 + aether_v22;
+    const float aether_v24 = aether_v0 / aether_v23;
+    aether_item_f32x8 aether_v25;
+    aether_item_load32_odd_f32x8(aether_v25, (const char *)&m + 0u * sizeof(float));
+    const aether_item_f32x8 aether_v26 = (aether_item_f32x8){aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3};
+    const aether_item_f32x8 aether_v27 = __builtin_shufflevector(aether_v25, aether_v25, 4, 1, 1, 3, 0, 0, 3, 0);
+    const aether_item_f32x8 aether_v28 = __builtin_shufflevector(aether_v25, aether_v26, 8, 8, 5, 8, 8, 5, 7, 7);
+    const aether_item_f32x8 aether_v29 = aether_item_product_f32x8(aether_v27, aether_v28);
+    const aether_item_f32x8 aether_v30 = __builtin_shufflevector(aether_v25, aether_v25, 5, 2, 2, 5, 2, 2, 4, 1);
+    const aether_item_f32x8 aether_v31 = __builtin_shufflevector(aether_v25, aether_v25, 7, 7, 4, 6, 6, 3, 6, 6);
+    const aether_item_f32x8 aether_v32 = aether_item_product_f32x8(aether_v30, aether_v31);
+    const aether_item_f32x8 aether_v33 = aether_v29 - aether_v32;
+    const aether_item_f32x8 aether_v34 = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f};
+    const aether_item_f32x8 aether_v35 = aether_item_product_f32x8(aether_v33, aether_v34);
+    const aether_item_f32x8 aether_v36 = __builtin_shufflevector(aether_v33, aether_v35, 0, 9, 2, 11, 4, 13, 6, 15);
+    const aether_item_f32x8 aether_v37 = (aether_item_f32x8){aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24};
+    const aether_item_f32x8 aether_v38 = aether_item_product_f32x8(aether_v36, aether_v37);
+    memcpy((char *)&out + 0u * sizeof(float), &aether_v38, sizeof aether_v38);
+    const float aether_v39 = aether_item_product_f32x1(aether_v1, aether_v2);
+    const float aether_v40 = aether_item_product_f32x1(aether_v10, aether_v11);
+    const float aether_v41 = aether_v39 - aether_v40;
+    const float aether_v42 = aether_item_product_f32x1(aether_v41, aether_v24);
+    memcpy((char *)&out + 8u * sizeof(float), &aether_v42, sizeof aether_v42);
+    return out;
+    #else
     const float s = (1.0f / ((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[4] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[7]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[3] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[6])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[3] * m.m[7])) - aether_product_vec_f32((m.m[4] * m.m[6])))))));
     aether_mat3f out;
     out.m[0] = aether_product_vec_f32(((aether_product_vec_f32((m.m[4] * m.m[8])) - aether_product_vec_f32((m.m[5] * m.m[7]))) * s));
@@ -5947,6 +6006,7 @@ static inline aether_mat3f aether_mat3f_inverse_adjugate_batch_item(const aether
     out.m[7] = aether_product_vec_f32((aether_product_vec_f32(((aether_product_vec_f32((m.m[0] * m.m[7])) - aether_product_vec_f32((m.m[1] * m.m[6]))) * -1.0f)) * s));
     out.m[8] = aether_product_vec_f32(((aether_product_vec_f32((m.m[0] * m.m[4])) - aether_product_vec_f32((m.m[1] * m.m[3]))) * s));
     return out;
+    #endif
 }
 
 static inline aether_mat3d aether_mat3d_inverse_adjugate_batch_item(const aether_mat3d *aether_m)

@@ -544,9 +544,10 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     helpers.extend(linalg_helpers(model, lowered, &Dialect::C));
     if lowered.iter().any(|f| super::c_item::form(model, f).is_some()) {
         helpers.push(Helper {
-            doc: "The per-item vector forms of the mat4 products and quatf_mul (AETHER_ITEM_SHUFFLES): their vector \
+            doc:
+                "The per-item vector forms of the mat4 products, quatf_mul and mat3f_inverse_adjugate (AETHER_ITEM_SHUFFLES): their vector \
                   types, their product guard (each product pinned in its vector register) and the packing they read."
-                .into(),
+                    .into(),
             lines: super::c_item::prologue(model, lowered),
         });
     }

@@ -1,7 +1,8 @@
-//! The per-item vector forms of the C core's 4 × 4 matrix products and the
-//! binary32 quaternion product (`AETHER_ITEM_SHUFFLES`, aether_core.c: with
-//! AVX under clang or gcc 12 and later, header-only and in the object):
-//! mat4f_mul, mat4f_mul_vec, mat4d_mul_vec and quatf_mul.
+//! The per-item vector forms of the C core's 4 × 4 matrix products, the
+//! binary32 quaternion product and the binary32 3 × 3 adjugate inverse
+//! (`AETHER_ITEM_SHUFFLES`, aether_core.c: with AVX under clang or gcc 12
+//! and later, header-only and in the object): mat4f_mul, mat4f_mul_vec,
+//! mat4d_mul_vec, quatf_mul and mat3f_inverse_adjugate.
 //!
 //! A caller's loop over `aether_mat4f_mul_vec` ran 2.9 times slower than
 //! cglm's and glam's: the contract's row-major matrix puts the four products
@@ -16,6 +17,16 @@
 //! two rows of the result per vector: each row of `b` twice times `a`'s
 //! entries broadcast, summed in the contract's order. `aether_quatf_mul`
 //! adds each term with its sign bits flipped where the contract subtracts.
+//! `aether_mat3f_inverse_adjugate`'s plan is built from its trees
+//! ([`lanes`]): the first eight components are one 8-lane vector whose
+//! operands are shuffles of the matrix's first eight entries and its ninth
+//! (the two products of each cofactor, their difference, the sign of the odd
+//! ones as a product with -1 and a blend, the product with the reciprocal),
+//! and the determinant, its reciprocal and the last component are scalars
+//! ([`scalar`]). Across items, clang had vectorised the scalar body with
+//! about 100 lane inserts and extracts per 8 items on the one shuffle port,
+//! and gcc ran it scalar: 4.4 and 4.8 ns per item against glam's 2.7; the
+//! form takes 2.9 and 3.2.
 //!
 //! The order of operations stays the tree's: a plan is a list of lane moves
 //! (loads, shuffles, products, sums, stores), and [`form`] evaluates it on
@@ -74,6 +85,7 @@ struct Plan<'a> {
     /// The element's name in the vector types (`f32`, `f64`) and its C type.
     t: &'a str,
     c: &'a str,
+    elem: &'a ElemType,
     lines: Vec<String>,
     out: Vec<Option<Expr>>,
     n: usize,
@@ -81,14 +93,48 @@ struct Plan<'a> {
 
 impl<'a> Plan<'a> {
     fn new(f: &'a Function, elem: &'a ElemType) -> Self {
-        Plan { f, t: &elem.name, c: &elem.c_type, lines: Vec::new(), out: vec![None; f.output_words()], n: 0 }
+        Plan { f, t: &elem.name, c: &elem.c_type, elem, lines: Vec::new(), out: vec![None; f.output_words()], n: 0 }
     }
 
     fn bind(&mut self, lanes: Vec<Expr>, value: String) -> V {
         let name = format!("aether_v{}", self.n);
         self.n += 1;
-        self.lines.push(format!("const aether_item_{}x{} {name} = {value};", self.t, lanes.len()));
+        self.lines.push(format!("const {} {name} = {value};", self.type_of(lanes.len())));
         V { name, lanes }
+    }
+
+    /// The C type of a value of `lanes` lanes: a vector, or the element
+    /// type itself for one lane.
+    fn type_of(&self, lanes: usize) -> String {
+        if lanes == 1 {
+            self.c.to_string()
+        } else {
+            format!("aether_item_{}x{lanes}", self.t)
+        }
+    }
+
+    /// Component `comp` of parameter `param`, as a scalar.
+    fn load_scalar(&mut self, param: usize, comp: usize) -> V {
+        let name = format!("aether_v{}", self.n);
+        self.n += 1;
+        let p = &self.f.params[param].name;
+        self.lines.push(format!("{} {name};", self.c));
+        self.lines.push(format!("memcpy(&{name}, (const char *)&{p} + {comp}u * sizeof({}), sizeof {name});", self.c));
+        V { name, lanes: vec![Expr::Input { param, comp }] }
+    }
+
+    /// A literal in every one of `lanes` lanes.
+    fn lit(&mut self, v: f64, lanes: usize) -> V {
+        let l = super::c::literal(v, self.elem);
+        let value = if lanes == 1 { l } else { format!("{{{}}}", vec![l; lanes].join(", ")) };
+        self.bind(vec![Expr::Lit(v); lanes], value)
+    }
+
+    /// A scalar in every one of `lanes` lanes.
+    fn splat(&mut self, x: &V, lanes: usize) -> V {
+        assert_eq!(x.lanes.len(), 1);
+        let value = format!("({}){{{}}}", self.type_of(lanes), vec![x.name.clone(); lanes].join(", "));
+        self.bind(vec![x.lanes[0].clone(); lanes], value)
     }
 
     /// Components `first..first + lanes` (memory order) of parameter `param`.
@@ -99,7 +145,10 @@ impl<'a> Plan<'a> {
         self.lines.push(format!("aether_item_{}x{lanes} {name};", self.t));
         let src = format!("(const char *)&{p} + {first}u * sizeof({})", self.c);
         let bytes = lanes * if self.t == "f64" { 8 } else { 4 };
-        if bytes == 32 {
+        let whole = struct_bytes(&self.f.params[param].kind, &self.f.elem).unwrap_or(0);
+        if bytes == 32 && !whole.is_multiple_of(16) && self.t == "f32" {
+            self.lines.push(format!("aether_item_load32_odd_f32x8({name}, {src});"));
+        } else if bytes == 32 {
             self.lines.push(format!("aether_item_load32_{}x{lanes}({name}, {src});", self.t));
         } else if bytes == 16 && self.t == "f32" && in_registers_param(self.f, param) {
             self.lines.push(format!("aether_item_load_halves_f32x4({name}, {src});"));
@@ -122,8 +171,8 @@ impl<'a> Plan<'a> {
         let lanes = a.lanes.iter().zip(&b.lanes).map(|(x, y)| Expr::Bin(op, Box::new(x.clone()), Box::new(y.clone()))).collect();
         let value = match op {
             BinOp::Mul => format!("aether_item_product_{}x{}({}, {})", self.t, a.lanes.len(), a.name, b.name),
-            BinOp::Add => format!("{} + {}", a.name, b.name),
-            _ => unreachable!("plans multiply and add"),
+            BinOp::Add | BinOp::Sub | BinOp::Div => format!("{} {} {}", a.name, op.symbol(), b.name),
+            _ => unreachable!("plans multiply, add, subtract and divide"),
         };
         self.bind(lanes, value)
     }
@@ -306,19 +355,123 @@ fn mul_vec_f64<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
     p
 }
 
+/// Tree `e` computed in scalars: each input loaded once and each subtree
+/// computed once (`memo`: a tree that repeats a subtree repeats its value,
+/// which IEEE 754 rounds alike), the function's temps from `temps`.
+fn scalar(p: &mut Plan, e: &Expr, memo: &mut Vec<(Expr, V)>, temps: &[V]) -> Option<V> {
+    if let Some((_, v)) = memo.iter().find(|(k, _)| k == e) {
+        return Some(v.clone());
+    }
+    let v = match e {
+        Expr::Input { param, comp } => p.load_scalar(*param, *comp),
+        Expr::Lit(x) => p.lit(*x, 1),
+        Expr::Temp(i) => temps.get(*i)?.clone(),
+        Expr::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div), a, b) => {
+            let (a, b) = (scalar(p, a, memo, temps)?, scalar(p, b, memo, temps)?);
+            p.op(*op, &a, &b)
+        }
+        _ => return None,
+    };
+    memo.push((e.clone(), v.clone()));
+    Some(v)
+}
+
+/// The trees `trees` (one per lane) as one vector, built like the trees
+/// (their operands of + and * in one order: [`commuted`]):
+/// where every lane has the same operation, that operation on the vectors of
+/// its operands; an input in every lane, one shuffle of `sources` (vectors of
+/// inputs); a temp or a literal in every lane, its splat. Where some lanes
+/// are `x * -1` and the others have x's shape, x in every lane, its product
+/// with -1, and a blend of the two. `None` where the lanes differ otherwise.
+fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V), temps: &[V]) -> Option<V> {
+    let n = trees.len();
+    let negated = |e: &Expr| match e {
+        Expr::Bin(BinOp::Mul, x, m) | Expr::Bin(BinOp::Mul, m, x) if **m == Expr::Lit(-1.0) => Some((**x).clone()),
+        _ => None,
+    };
+    let shape = |e: &Expr| std::mem::discriminant(e);
+    if trees.iter().all(|e| matches!(e, Expr::Input { .. })) {
+        let (a, b) = sources;
+        let both: Vec<&Expr> = a.lanes.iter().chain(&b.lanes).collect();
+        let pick: Vec<usize> = trees.iter().map(|e| both.iter().position(|x| *x == e)).collect::<Option<_>>()?;
+        let b = if pick.iter().all(|&i| i < a.lanes.len()) { a } else { b };
+        return Some(p.shuffle(a, b, &pick));
+    }
+    if let Some(Expr::Temp(i)) = trees.first() {
+        if trees.iter().all(|e| *e == Expr::Temp(*i)) {
+            return Some(p.splat(temps.get(*i)?, n));
+        }
+    }
+    if let Some(Expr::Lit(x)) = trees.first() {
+        if trees.iter().all(|e| *e == Expr::Lit(*x)) {
+            return Some(p.lit(*x, n));
+        }
+    }
+    let ops: Vec<Option<BinOp>> = trees.iter().map(|e| if let Expr::Bin(op, ..) = e { Some(*op) } else { None }).collect();
+    if ops[0].is_some() && ops.iter().all(|o| *o == ops[0]) {
+        let lefts: Vec<Expr> = trees.iter().map(|e| if let Expr::Bin(_, a, _) = e { (**a).clone() } else { unreachable!() }).collect();
+        let rights: Vec<Expr> = trees.iter().map(|e| if let Expr::Bin(_, _, b) = e { (**b).clone() } else { unreachable!() }).collect();
+        // A lane x * -1 among lanes of x's shape is the blend below, not this product.
+        let mixed = trees.iter().any(|e| negated(e).is_some()) && trees.iter().any(|e| negated(e).is_none());
+        if !mixed {
+            let (a, b) = (lanes(p, &lefts, sources, temps)?, lanes(p, &rights, sources, temps)?);
+            return Some(p.op(ops[0]?, &a, &b));
+        }
+    }
+    let stripped: Vec<Expr> = trees.iter().map(|e| negated(e).unwrap_or_else(|| e.clone())).collect();
+    if stripped.iter().any(|e| shape(e) != shape(&stripped[0])) || stripped == trees {
+        return None;
+    }
+    let x = lanes(p, &stripped, sources, temps)?;
+    let minus = p.lit(-1.0, n);
+    let neg = p.op(BinOp::Mul, &x, &minus);
+    let pick: Vec<usize> = trees.iter().enumerate().map(|(i, e)| if negated(e).is_some() { n + i } else { i }).collect();
+    Some(p.shuffle(&x, &neg, &pick))
+}
+
+/// The 3 x 3 adjugate inverse: its temp (the determinant's reciprocal) and
+/// its last component in scalars, its first eight components as one
+/// 8-lane vector built from the trees ([`lanes`]), the matrix's first eight
+/// entries loaded whole and its ninth in every lane.
+fn adjugate3<'a>(f: &'a Function, elem: &'a ElemType) -> Option<Plan<'a>> {
+    let mut p = Plan::new(f, elem);
+    let (mut memo, mut temps) = (Vec::new(), Vec::new());
+    for (i, t) in f.temps.iter().enumerate() {
+        let v = scalar(&mut p, &t.expr, &mut memo, &temps)?;
+        if commuted(&v.lanes[0]) != commuted(&t.expr) {
+            return None;
+        }
+        temps.push(V { name: v.name, lanes: vec![Expr::Temp(i)] });
+    }
+    let first = p.load(0, 0, 8);
+    let ninth = scalar(&mut p, &Expr::Input { param: 0, comp: 8 }, &mut memo, &temps)?;
+    let ninth = p.splat(&ninth, 8);
+    // Each lane's + and * operands in one order (commuted), so that lanes
+    // equal up to that order share a shape.
+    let trees: Vec<Expr> = f.outputs[..8].iter().map(commuted).collect();
+    let v = lanes(&mut p, &trees, (&first, &ninth), &temps)?;
+    p.store(&v, 0);
+    let last = scalar(&mut p, &f.outputs[8], &mut memo, &temps)?;
+    p.store(&last, 8);
+    Some(p)
+}
+
 /// The vector form of `f` (the lines between `#if AETHER_ITEM_SHUFFLES` and
 /// `#else`), where a plan computes its trees.
 pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
     let elem: &ElemType = model.spec.types.iter().find(|t| t.name == f.elem)?;
-    if !f.temps.is_empty() || f.params.len() != 2 {
+    let plan = if f.params.len() == 1 && elem.bits == 32 && words(&f.params[0].kind) == 9 && words(&f.ret) == 9 && !f.temps.is_empty() {
+        adjugate3(f, elem)?
+    } else if !f.temps.is_empty() || f.params.len() != 2 {
         return None;
-    }
-    let plan = match (elem.bits, words(&f.params[0].kind), words(&f.params[1].kind), words(&f.ret)) {
-        (32, 16, 4, 4) => mul_vec(f, elem),
-        (32, 16, 16, 16) => mat_mul(f, elem),
-        (32, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem)?,
-        (64, 16, 4, 4) => mul_vec_f64(f, elem),
-        _ => return None,
+    } else {
+        match (elem.bits, words(&f.params[0].kind), words(&f.params[1].kind), words(&f.ret)) {
+            (32, 16, 4, 4) => mul_vec(f, elem),
+            (32, 16, 16, 16) => mat_mul(f, elem),
+            (32, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem)?,
+            (64, 16, 4, 4) => mul_vec_f64(f, elem),
+            _ => return None,
+        }
     };
     let same = plan.out.iter().zip(&f.outputs).all(|(got, want)| got.as_ref().map(commuted) == Some(commuted(want)));
     if !same {
@@ -359,16 +512,27 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "   32-byte load of two such stores waits for them to retire (no store forwarding): gcc's".into(),
         "   object loads the halves (mat4f_mul 12.2 ns per call against 4.6). clang's callers copy".into(),
         "   32 bytes at a time, and the header-only form reads the caller's own arrays. */".into(),
+        "#  define aether_item_load_by16_f32x8(v, p) do { aether_item_f32x4 aether_lo_, aether_hi_; \\".into(),
+        "       memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \\".into(),
+        "       (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3, 4, 5, 6, 7); } while (0)".into(),
+        "#  define aether_item_load_by16_f64x4(v, p) do { aether_item_f64x2 aether_lo_, aether_hi_; \\".into(),
+        "       memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \\".into(),
+        "       (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)".into(),
         format!("#  if defined({COPIES_BY_16})"),
-        "#    define aether_item_load32_f32x8(v, p) do { aether_item_f32x4 aether_lo_, aether_hi_; \\".into(),
-        "         memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \\".into(),
-        "         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3, 4, 5, 6, 7); } while (0)".into(),
-        "#    define aether_item_load32_f64x4(v, p) do { aether_item_f64x2 aether_lo_, aether_hi_; \\".into(),
-        "         memcpy(&aether_lo_, (p), 16); memcpy(&aether_hi_, (p) + 16, 16); \\".into(),
-        "         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)".into(),
+        "#    define aether_item_load32_f32x8(v, p) aether_item_load_by16_f32x8(v, p)".into(),
+        "#    define aether_item_load32_f64x4(v, p) aether_item_load_by16_f64x4(v, p)".into(),
         "#  else".into(),
         "#    define aether_item_load32_f32x8(v, p) memcpy(&(v), (p), sizeof (v))".into(),
         "#    define aether_item_load32_f64x4(v, p) memcpy(&(v), (p), sizeof (v))".into(),
+        "#  endif".into(),
+        "/* A 32-byte load from a struct whose size is no multiple of 16 bytes (a mat3f, 36): gcc copies".into(),
+        "   such a struct 16 bytes at a time in the header-only form too, and a whole load of two such".into(),
+        "   stores waits for them (mat3f_inverse_adjugate's form in gcc's header-only loop: 10.3 ns per".into(),
+        "   item loaded whole, 3.1 by halves). clang reads it whole. */".into(),
+        "#  if defined(__clang__)".into(),
+        "#    define aether_item_load32_odd_f32x8(v, p) memcpy(&(v), (p), sizeof (v))".into(),
+        "#  else".into(),
+        "#    define aether_item_load32_odd_f32x8(v, p) aether_item_load_by16_f32x8(v, p)".into(),
         "#  endif".into(),
         "/* A struct of four binary32 elements passed or returned by value travels in two vector".into(),
         "   registers, 8 bytes in each (System V). The object moves it by those halves, which both".into(),
@@ -392,12 +556,14 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "#    define aether_item_product_f32x8(a, b) ((a) * (b))".into(),
         "#    define aether_item_product_f32x4(a, b) ((a) * (b))".into(),
         "#    define aether_item_product_f64x4(a, b) ((a) * (b))".into(),
+        "#    define aether_item_product_f32x1(a, b) ((a) * (b))".into(),
         "#    define aether_item_signed_product_f32x4(a, b, sign) ((aether_item_f32x4)((aether_item_i32x4)((a) * (b)) ^ (sign)))".into(),
         "#  else".into(),
         "/* Each product pinned in its register (AETHER_PIN_VECTOR: the forms are AVX code). */".into(),
         "#    define aether_item_product_f32x8(a, b) AETHER_PIN_VECTOR(aether_item_f32x8, (a) * (b))".into(),
         "#    define aether_item_product_f32x4(a, b) AETHER_PIN_VECTOR(aether_item_f32x4, (a) * (b))".into(),
         "#    define aether_item_product_f64x4(a, b) AETHER_PIN_VECTOR(aether_item_f64x4, (a) * (b))".into(),
+        "#    define aether_item_product_f32x1(a, b) AETHER_PIN_VECTOR(float, (a) * (b))".into(),
         "#    define aether_item_signed_product_f32x4(a, b, sign) \\".into(),
         "        ((aether_item_f32x4)((aether_item_i32x4)aether_item_product_f32x4((a), (b)) ^ (sign)))".into(),
         "#  endif".into(),
@@ -432,7 +598,45 @@ mod tests {
     fn the_4x4_and_quaternion_products_and_only_they_have_a_form() {
         let m = model();
         let with: Vec<String> = m.lowered().iter().filter(|f| form(&m, f).is_some()).map(|f| m.c_name(f)).collect();
-        assert_eq!(with, ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul"]);
+        assert_eq!(
+            with,
+            ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul", "aether_mat3f_inverse_adjugate"]
+        );
+    }
+
+    /// The adjugate's form is built from its trees, so a changed tree gets
+    /// a form that computes the changed tree (the symbolic check in [`form`]
+    /// says so) and differs from the spec's; a product's operands swapped
+    /// (IEEE 754 rounds both alike) gives the same form; a lane whose
+    /// shape differs from the others' gets none.
+    #[test]
+    fn an_adjugate_form_follows_its_trees() {
+        let m = model();
+        let lowered = m.lowered();
+        let f = lowered.iter().find(|f| m.c_name(f) == "aether_mat3f_inverse_adjugate").unwrap();
+        let bin = |op: BinOp, a: &Expr, b: &Expr| Expr::Bin(op, Box::new(a.clone()), Box::new(b.clone()));
+        let with_out = |i: usize, e: Expr| {
+            let mut g = f.clone();
+            g.outputs[i] = e;
+            form(&m, &g)
+        };
+        let own = form(&m, f).expect("its own trees have a form");
+        // out[0] = (p - q) * s and out[1] = ((p - q) * -1) * s.
+        let Expr::Bin(BinOp::Mul, cof0, s0) = &f.outputs[0] else { panic!("out[0] is no product") };
+        let Expr::Bin(BinOp::Sub, p, q) = &**cof0 else { panic!("out[0]'s cofactor is no difference") };
+        assert_eq!(with_out(0, bin(BinOp::Mul, s0, cof0)).as_ref(), Some(&own), "the product's operands swapped");
+        for (what, e) in [
+            ("the cofactor's subtraction swapped", bin(BinOp::Mul, &bin(BinOp::Sub, q, p), s0)),
+            ("a sign on an even component", bin(BinOp::Mul, &bin(BinOp::Mul, cof0, &Expr::Lit(-1.0)), s0)),
+        ] {
+            let changed = with_out(0, e).unwrap_or_else(|| panic!("{what}: a form"));
+            assert_ne!(changed, own, "{what}: another form");
+        }
+        assert!(with_out(2, bin(BinOp::Add, &f.outputs[2], s0)).is_none(), "a lane of another shape");
+        let Expr::Bin(BinOp::Div, one, det) = &f.temps[0].expr else { panic!("s is no quotient") };
+        let mut g = f.clone();
+        g.temps[0].expr = bin(BinOp::Div, one, &Expr::Call(crate::model::Builtin::Sqrt, vec![(**det).clone()]));
+        assert!(form(&m, &g).is_none(), "a temp the scalar path does not compute");
     }
 
     /// The symbolic check is what keeps the order the tree's: a tree the
@@ -493,7 +697,9 @@ mod tests {
         let m = model();
         let lowered = m.lowered();
         let (_, c) = super::super::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
-        for name in ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul"] {
+        for name in
+            ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul", "aether_mat3f_inverse_adjugate"]
+        {
             let at = c.find(&format!(" {name}(")).unwrap_or_else(|| panic!("{name} is printed"));
             let body = &c[at..at + c[at..].find("\n}\n").unwrap()];
             let (open, other, close) = (body.find(&format!("#if defined({MACRO})")), body.find("#else"), body.find("#endif"));
@@ -503,6 +709,9 @@ mod tests {
             let products = match name {
                 "aether_quatf_mul" | "aether_mat4d_mul_vec" => 4,
                 "aether_mat4f_mul_vec" => 2,
+                // Four 8-lane products (two per cofactor, its sign, the reciprocal), nine
+                // scalar ones for the determinant and three for the last component.
+                "aether_mat3f_inverse_adjugate" => 16,
                 _ => 8,
             };
             assert_eq!(guards, products, "{name}: every product guarded");
