@@ -5973,7 +5973,7 @@ static inline aether_mat3f aether_mat3f_inverse_adjugate_batch_item(const aether
     const float aether_v24 = aether_v0 / aether_v23;
     aether_item_f32x8 aether_v25;
     aether_item_load32_odd_f32x8(aether_v25, (const char *)&m + 0u * sizeof(float));
-    const aether_item_f32x8 aether_v26 = (aether_item_f32x8){aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3};
+    const aether_item_f32x8 aether_v26 = {aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3, aether_v3};
     const aether_item_f32x8 aether_v27 = __builtin_shufflevector(aether_v25, aether_v25, 4, 1, 1, 3, 0, 0, 3, 0);
     const aether_item_f32x8 aether_v28 = __builtin_shufflevector(aether_v25, aether_v26, 8, 8, 5, 8, 8, 5, 7, 7);
     const aether_item_f32x8 aether_v29 = aether_item_product_f32x8(aether_v27, aether_v28);
@@ -5984,7 +5984,7 @@ static inline aether_mat3f aether_mat3f_inverse_adjugate_batch_item(const aether
     const aether_item_f32x8 aether_v34 = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f};
     const aether_item_f32x8 aether_v35 = aether_item_product_f32x8(aether_v33, aether_v34);
     const aether_item_f32x8 aether_v36 = __builtin_shufflevector(aether_v33, aether_v35, 0, 9, 2, 11, 4, 13, 6, 15);
-    const aether_item_f32x8 aether_v37 = (aether_item_f32x8){aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24};
+    const aether_item_f32x8 aether_v37 = {aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24, aether_v24};
     const aether_item_f32x8 aether_v38 = aether_item_product_f32x8(aether_v36, aether_v37);
     memcpy((char *)&out + 0u * sizeof(float), &aether_v38, sizeof aether_v38);
     const float aether_v39 = aether_item_product_f32x1(aether_v1, aether_v2);

@@ -133,7 +133,8 @@ impl<'a> Plan<'a> {
     /// A scalar in every one of `lanes` lanes.
     fn splat(&mut self, x: &V, lanes: usize) -> V {
         assert_eq!(x.lanes.len(), 1);
-        let value = format!("({}){{{}}}", self.type_of(lanes), vec![x.name.clone(); lanes].join(", "));
+        // An initializer, not a compound literal (C++ has none).
+        let value = format!("{{{}}}", vec![x.name.clone(); lanes].join(", "));
         self.bind(vec![x.lanes[0].clone(); lanes], value)
     }
 
