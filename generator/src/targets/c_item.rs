@@ -23,10 +23,11 @@
 //! (the two products of each cofactor, their difference, the sign of the odd
 //! ones as a product with -1 and a blend, the product with the reciprocal),
 //! and the determinant, its reciprocal and the last component are scalars
-//! ([`scalar`]). Across items, clang had vectorised the scalar body with
+//! ([`scalar`]), the determinant's three cofactors taken from the vector's
+//! lanes. Across items, clang had vectorised the scalar body with
 //! about 100 lane inserts and extracts per 8 items on the one shuffle port,
-//! and gcc ran it scalar: 4.4 and 4.8 ns per item against glam's 2.7; the
-//! form takes 2.9 and 3.2.
+//! and gcc ran it scalar: 4.4 and 4.8 ns per item against glam's 2.7 to
+//! 3.0; the form takes 3.0 with both.
 //!
 //! The order of operations stays the tree's: a plan is a list of lane moves
 //! (loads, shuffles, products, sums, stores), and [`form`] evaluates it on
@@ -89,18 +90,29 @@ struct Plan<'a> {
     lines: Vec<String>,
     out: Vec<Option<Expr>>,
     n: usize,
+    /// The scalars computed so far, by the tree each one is ([`scalar`]).
+    memo: Vec<(Expr, V)>,
+    /// Every vector bound so far, whose lanes a scalar may take.
+    built: Vec<V>,
+    /// The function's temps, computed on first use ([`scalar`]).
+    temps: Vec<Option<V>>,
 }
 
 impl<'a> Plan<'a> {
     fn new(f: &'a Function, elem: &'a ElemType) -> Self {
-        Plan { f, t: &elem.name, c: &elem.c_type, elem, lines: Vec::new(), out: vec![None; f.output_words()], n: 0 }
+        let temps = vec![None; f.temps.len()];
+        Plan { f, t: &elem.name, c: &elem.c_type, elem, lines: Vec::new(), out: vec![None; f.output_words()], n: 0, memo: Vec::new(), built: Vec::new(), temps }
     }
 
     fn bind(&mut self, lanes: Vec<Expr>, value: String) -> V {
         let name = format!("aether_v{}", self.n);
         self.n += 1;
         self.lines.push(format!("const {} {name} = {value};", self.type_of(lanes.len())));
-        V { name, lanes }
+        let v = V { name, lanes };
+        if v.lanes.len() > 1 {
+            self.built.push(v.clone());
+        }
+        v
     }
 
     /// The C type of a value of `lanes` lanes: a vector, or the element
@@ -356,24 +368,48 @@ fn mul_vec_f64<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
     p
 }
 
-/// Tree `e` computed in scalars: each input loaded once and each subtree
-/// computed once (`memo`: a tree that repeats a subtree repeats its value,
-/// which IEEE 754 rounds alike), the function's temps from `temps`.
-fn scalar(p: &mut Plan, e: &Expr, memo: &mut Vec<(Expr, V)>, temps: &[V]) -> Option<V> {
-    if let Some((_, v)) = memo.iter().find(|(k, _)| k == e) {
+/// Tree `e` computed in scalars: each input loaded once, each subtree
+/// computed once (a tree that repeats a subtree repeats its value, which
+/// IEEE 754 rounds alike), and a subtree that is a lane of a vector already
+/// built taken from that lane (one shuffle, where computing it again would
+/// take its loads and operations). A temp is its tree, computed on first
+/// use and checked to be that tree.
+fn scalar(p: &mut Plan, e: &Expr) -> Option<V> {
+    if let Some((_, v)) = p.memo.iter().find(|(k, _)| k == e) {
         return Some(v.clone());
     }
+    let ce = commuted(e);
+    let lane = match e {
+        Expr::Bin(..) => p.built.iter().find_map(|v| v.lanes.iter().position(|x| commuted(x) == ce).map(|k| (v.name.clone(), k))),
+        _ => None,
+    };
     let v = match e {
+        Expr::Bin(..) if lane.is_some() => {
+            let (name, k) = lane?;
+            p.bind(vec![e.clone()], format!("{name}[{k}]"))
+        }
         Expr::Input { param, comp } => p.load_scalar(*param, *comp),
         Expr::Lit(x) => p.lit(*x, 1),
-        Expr::Temp(i) => temps.get(*i)?.clone(),
+        Expr::Temp(i) => {
+            if let Some(v) = p.temps.get(*i)?.clone() {
+                return Some(v);
+            }
+            let tree = p.f.temps.get(*i)?.expr.clone();
+            let v = scalar(p, &tree)?;
+            if commuted(&v.lanes[0]) != commuted(&tree) {
+                return None;
+            }
+            let v = V { name: v.name, lanes: vec![Expr::Temp(*i)] };
+            p.temps[*i] = Some(v.clone());
+            v
+        }
         Expr::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div), a, b) => {
-            let (a, b) = (scalar(p, a, memo, temps)?, scalar(p, b, memo, temps)?);
+            let (a, b) = (scalar(p, a)?, scalar(p, b)?);
             p.op(*op, &a, &b)
         }
         _ => return None,
     };
-    memo.push((e.clone(), v.clone()));
+    p.memo.push((e.clone(), v.clone()));
     Some(v)
 }
 
@@ -384,7 +420,7 @@ fn scalar(p: &mut Plan, e: &Expr, memo: &mut Vec<(Expr, V)>, temps: &[V]) -> Opt
 /// inputs); a temp or a literal in every lane, its splat. Where some lanes
 /// are `x * -1` and the others have x's shape, x in every lane, its product
 /// with -1, and a blend of the two. `None` where the lanes differ otherwise.
-fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V), temps: &[V]) -> Option<V> {
+fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V)) -> Option<V> {
     let n = trees.len();
     let negated = |e: &Expr| match e {
         Expr::Bin(BinOp::Mul, x, m) | Expr::Bin(BinOp::Mul, m, x) if **m == Expr::Lit(-1.0) => Some((**x).clone()),
@@ -400,7 +436,8 @@ fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V), temps: &[V]) -> Option
     }
     if let Some(Expr::Temp(i)) = trees.first() {
         if trees.iter().all(|e| *e == Expr::Temp(*i)) {
-            return Some(p.splat(temps.get(*i)?, n));
+            let t = scalar(p, &Expr::Temp(*i))?;
+            return Some(p.splat(&t, n));
         }
     }
     if let Some(Expr::Lit(x)) = trees.first() {
@@ -415,7 +452,7 @@ fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V), temps: &[V]) -> Option
         // A lane x * -1 among lanes of x's shape is the blend below, not this product.
         let mixed = trees.iter().any(|e| negated(e).is_some()) && trees.iter().any(|e| negated(e).is_none());
         if !mixed {
-            let (a, b) = (lanes(p, &lefts, sources, temps)?, lanes(p, &rights, sources, temps)?);
+            let (a, b) = (lanes(p, &lefts, sources)?, lanes(p, &rights, sources)?);
             return Some(p.op(ops[0]?, &a, &b));
         }
     }
@@ -423,7 +460,7 @@ fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V), temps: &[V]) -> Option
     if stripped.iter().any(|e| shape(e) != shape(&stripped[0])) || stripped == trees {
         return None;
     }
-    let x = lanes(p, &stripped, sources, temps)?;
+    let x = lanes(p, &stripped, sources)?;
     let minus = p.lit(-1.0, n);
     let neg = p.op(BinOp::Mul, &x, &minus);
     let pick: Vec<usize> = trees.iter().enumerate().map(|(i, e)| if negated(e).is_some() { n + i } else { i }).collect();
@@ -436,23 +473,17 @@ fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V), temps: &[V]) -> Option
 /// entries loaded whole and its ninth in every lane.
 fn adjugate3<'a>(f: &'a Function, elem: &'a ElemType) -> Option<Plan<'a>> {
     let mut p = Plan::new(f, elem);
-    let (mut memo, mut temps) = (Vec::new(), Vec::new());
-    for (i, t) in f.temps.iter().enumerate() {
-        let v = scalar(&mut p, &t.expr, &mut memo, &temps)?;
-        if commuted(&v.lanes[0]) != commuted(&t.expr) {
-            return None;
-        }
-        temps.push(V { name: v.name, lanes: vec![Expr::Temp(i)] });
-    }
     let first = p.load(0, 0, 8);
-    let ninth = scalar(&mut p, &Expr::Input { param: 0, comp: 8 }, &mut memo, &temps)?;
+    let ninth = scalar(&mut p, &Expr::Input { param: 0, comp: 8 })?;
     let ninth = p.splat(&ninth, 8);
     // Each lane's + and * operands in one order (commuted), so that lanes
-    // equal up to that order share a shape.
+    // equal up to that order share a shape. The reciprocal is computed where
+    // the lanes first need it, after the cofactors, whose lanes the
+    // determinant then takes.
     let trees: Vec<Expr> = f.outputs[..8].iter().map(commuted).collect();
-    let v = lanes(&mut p, &trees, (&first, &ninth), &temps)?;
+    let v = lanes(&mut p, &trees, (&first, &ninth))?;
     p.store(&v, 0);
-    let last = scalar(&mut p, &f.outputs[8], &mut memo, &temps)?;
+    let last = scalar(&mut p, &f.outputs[8])?;
     p.store(&last, 8);
     Some(p)
 }
@@ -710,9 +741,10 @@ mod tests {
             let products = match name {
                 "aether_quatf_mul" | "aether_mat4d_mul_vec" => 4,
                 "aether_mat4f_mul_vec" => 2,
-                // Four 8-lane products (two per cofactor, its sign, the reciprocal), nine
-                // scalar ones for the determinant and three for the last component.
-                "aether_mat3f_inverse_adjugate" => 16,
+                // Four 8-lane products (two per cofactor, its sign, the reciprocal), three
+                // scalar ones for the determinant (its cofactors are lanes of the vector's)
+                // and three for the last component.
+                "aether_mat3f_inverse_adjugate" => 10,
                 _ => 8,
             };
             assert_eq!(guards, products, "{name}: every product guarded");
