@@ -5938,7 +5938,7 @@ static inline aether_mat3f aether_mat3f_inverse_adjugate_batch_item(const aether
     #if defined(AETHER_ITEM_SHUFFLES)
     aether_mat3f out;
     aether_item_f32x8 aether_v0;
-    aether_item_load32_odd_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
+    aether_item_load32_gcc_halves_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     float aether_v1;
     memcpy(&aether_v1, (const char *)&m + 8u * sizeof(float), sizeof aether_v1);
     const aether_item_f32x8 aether_v2 = {aether_v1, aether_v1, aether_v1, aether_v1, aether_v1, aether_v1, aether_v1, aether_v1};
@@ -6017,6 +6017,104 @@ static inline aether_mat3d aether_mat3d_inverse_adjugate_batch_item(const aether
 static inline aether_mat4f aether_mat4f_inverse_adjugate_batch_item(const aether_mat4f *aether_m)
 {
     const aether_mat4f m = *aether_m;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_mat4f out;
+    aether_item_f32x8 aether_v0;
+    aether_item_load32_gcc_halves_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
+    aether_item_f32x8 aether_v1;
+    aether_item_load32_gcc_halves_f32x8(aether_v1, (const char *)&m + 8u * sizeof(float));
+    const aether_item_f32x8 aether_v2 = __builtin_shufflevector(aether_v0, aether_v1, 14, 14, 14, 10, 14, 14, 14, 10);
+    const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v0, aether_v1, 9, 9, 5, 5, 8, 8, 4, 4);
+    const aether_item_f32x8 aether_v4 = aether_item_product_f32x8(aether_v2, aether_v3);
+    const aether_item_f32x8 aether_v5 = __builtin_shufflevector(aether_v0, aether_v1, 10, 10, 13, 6, 10, 10, 12, 6);
+    const aether_item_f32x8 aether_v6 = __builtin_shufflevector(aether_v0, aether_v1, 13, 13, 6, 9, 12, 12, 6, 8);
+    const aether_item_f32x8 aether_v7 = aether_item_product_f32x8(aether_v5, aether_v6);
+    const aether_item_f32x8 aether_v8 = aether_v4 - aether_v7;
+    const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v0, aether_v0, 7, 3, 3, 3, 7, 3, 3, 3);
+    const aether_item_f32x8 aether_v10 = aether_item_product_f32x8(aether_v8, aether_v9);
+    const aether_item_f32x8 aether_v11 = __builtin_shufflevector(aether_v0, aether_v1, 10, 10, 15, 11, 10, 10, 15, 11);
+    const aether_item_f32x8 aether_v12 = __builtin_shufflevector(aether_v0, aether_v1, 15, 15, 6, 6, 15, 15, 6, 6);
+    const aether_item_f32x8 aether_v13 = aether_item_product_f32x8(aether_v11, aether_v12);
+    const aether_item_f32x8 aether_v14 = __builtin_shufflevector(aether_v0, aether_v1, 11, 11, 14, 10, 11, 11, 14, 10);
+    const aether_item_f32x8 aether_v15 = __builtin_shufflevector(aether_v0, aether_v1, 14, 14, 7, 7, 14, 14, 7, 7);
+    const aether_item_f32x8 aether_v16 = aether_item_product_f32x8(aether_v14, aether_v15);
+    const aether_item_f32x8 aether_v17 = aether_v13 - aether_v16;
+    const aether_item_f32x8 aether_v18 = __builtin_shufflevector(aether_v0, aether_v0, 5, 1, 1, 1, 4, 0, 0, 0);
+    const aether_item_f32x8 aether_v19 = aether_item_product_f32x8(aether_v17, aether_v18);
+    const aether_item_f32x8 aether_v20 = __builtin_shufflevector(aether_v0, aether_v1, 15, 15, 15, 11, 15, 15, 15, 11);
+    const aether_item_f32x8 aether_v21 = __builtin_shufflevector(aether_v0, aether_v1, 9, 9, 5, 5, 8, 8, 4, 4);
+    const aether_item_f32x8 aether_v22 = aether_item_product_f32x8(aether_v20, aether_v21);
+    const aether_item_f32x8 aether_v23 = __builtin_shufflevector(aether_v0, aether_v1, 11, 11, 13, 7, 11, 11, 12, 7);
+    const aether_item_f32x8 aether_v24 = __builtin_shufflevector(aether_v0, aether_v1, 13, 13, 7, 9, 12, 12, 7, 8);
+    const aether_item_f32x8 aether_v25 = aether_item_product_f32x8(aether_v23, aether_v24);
+    const aether_item_f32x8 aether_v26 = aether_v22 - aether_v25;
+    const aether_item_f32x8 aether_v27 = __builtin_shufflevector(aether_v0, aether_v0, 6, 2, 2, 2, 6, 2, 2, 2);
+    const aether_item_f32x8 aether_v28 = aether_item_product_f32x8(aether_v26, aether_v27);
+    const aether_item_f32x8 aether_v29 = aether_v19 - aether_v28;
+    const aether_item_f32x8 aether_v30 = aether_v10 + aether_v29;
+    const aether_item_f32x8 aether_v31 = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f};
+    const aether_item_f32x8 aether_v32 = aether_item_product_f32x8(aether_v30, aether_v31);
+    const aether_item_f32x8 aether_v33 = __builtin_shufflevector(aether_v30, aether_v32, 0, 9, 2, 11, 12, 5, 14, 7);
+    const aether_item_f32x8 aether_v34 = __builtin_shufflevector(aether_v0, aether_v1, 13, 13, 13, 4, 13, 13, 13, 4);
+    const aether_item_f32x8 aether_v35 = __builtin_shufflevector(aether_v0, aether_v1, 8, 8, 4, 9, 8, 8, 4, 9);
+    const aether_item_f32x8 aether_v36 = aether_item_product_f32x8(aether_v34, aether_v35);
+    const aether_item_f32x8 aether_v37 = __builtin_shufflevector(aether_v0, aether_v1, 12, 12, 12, 5, 12, 12, 12, 5);
+    const aether_item_f32x8 aether_v38 = __builtin_shufflevector(aether_v0, aether_v1, 9, 9, 5, 8, 9, 9, 5, 8);
+    const aether_item_f32x8 aether_v39 = aether_item_product_f32x8(aether_v37, aether_v38);
+    const aether_item_f32x8 aether_v40 = aether_v36 - aether_v39;
+    const aether_item_f32x8 aether_v41 = __builtin_shufflevector(aether_v0, aether_v0, 7, 3, 3, 3, 6, 2, 2, 2);
+    const aether_item_f32x8 aether_v42 = aether_item_product_f32x8(aether_v40, aether_v41);
+    const aether_item_f32x8 aether_v43 = __builtin_shufflevector(aether_v0, aether_v1, 15, 15, 15, 11, 14, 14, 14, 10);
+    const aether_item_f32x8 aether_v44 = __builtin_shufflevector(aether_v0, aether_v1, 9, 9, 5, 5, 9, 9, 5, 5);
+    const aether_item_f32x8 aether_v45 = aether_item_product_f32x8(aether_v43, aether_v44);
+    const aether_item_f32x8 aether_v46 = __builtin_shufflevector(aether_v0, aether_v1, 11, 11, 13, 7, 10, 10, 13, 6);
+    const aether_item_f32x8 aether_v47 = __builtin_shufflevector(aether_v0, aether_v1, 13, 13, 7, 9, 13, 13, 6, 9);
+    const aether_item_f32x8 aether_v48 = aether_item_product_f32x8(aether_v46, aether_v47);
+    const aether_item_f32x8 aether_v49 = aether_v45 - aether_v48;
+    const aether_item_f32x8 aether_v50 = __builtin_shufflevector(aether_v0, aether_v0, 4, 0, 0, 0, 4, 0, 0, 0);
+    const aether_item_f32x8 aether_v51 = aether_item_product_f32x8(aether_v49, aether_v50);
+    const aether_item_f32x8 aether_v52 = __builtin_shufflevector(aether_v0, aether_v1, 15, 15, 15, 11, 14, 14, 14, 10);
+    const aether_item_f32x8 aether_v53 = __builtin_shufflevector(aether_v0, aether_v1, 8, 8, 4, 4, 8, 8, 4, 4);
+    const aether_item_f32x8 aether_v54 = aether_item_product_f32x8(aether_v52, aether_v53);
+    const aether_item_f32x8 aether_v55 = __builtin_shufflevector(aether_v0, aether_v1, 11, 11, 12, 7, 10, 10, 12, 6);
+    const aether_item_f32x8 aether_v56 = __builtin_shufflevector(aether_v0, aether_v1, 12, 12, 7, 8, 12, 12, 6, 8);
+    const aether_item_f32x8 aether_v57 = aether_item_product_f32x8(aether_v55, aether_v56);
+    const aether_item_f32x8 aether_v58 = aether_v54 - aether_v57;
+    const aether_item_f32x8 aether_v59 = __builtin_shufflevector(aether_v0, aether_v0, 5, 1, 1, 1, 5, 1, 1, 1);
+    const aether_item_f32x8 aether_v60 = aether_item_product_f32x8(aether_v58, aether_v59);
+    const aether_item_f32x8 aether_v61 = aether_v51 - aether_v60;
+    const aether_item_f32x8 aether_v62 = aether_v42 + aether_v61;
+    const aether_item_f32x8 aether_v63 = {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f};
+    const aether_item_f32x8 aether_v64 = aether_item_product_f32x8(aether_v62, aether_v63);
+    const aether_item_f32x8 aether_v65 = __builtin_shufflevector(aether_v62, aether_v64, 0, 9, 2, 11, 12, 5, 14, 7);
+    const float aether_v66 = 1.0f;
+    float aether_v67;
+    memcpy(&aether_v67, (const char *)&m + 0u * sizeof(float), sizeof aether_v67);
+    const float aether_v68 = aether_v30[0];
+    const float aether_v69 = aether_item_product_f32x1(aether_v67, aether_v68);
+    float aether_v70;
+    memcpy(&aether_v70, (const char *)&m + 1u * sizeof(float), sizeof aether_v70);
+    const float aether_v71 = aether_v30[4];
+    const float aether_v72 = aether_item_product_f32x1(aether_v70, aether_v71);
+    const float aether_v73 = aether_v69 - aether_v72;
+    float aether_v74;
+    memcpy(&aether_v74, (const char *)&m + 2u * sizeof(float), sizeof aether_v74);
+    const float aether_v75 = aether_v62[0];
+    const float aether_v76 = aether_item_product_f32x1(aether_v74, aether_v75);
+    const float aether_v77 = aether_v73 + aether_v76;
+    float aether_v78;
+    memcpy(&aether_v78, (const char *)&m + 3u * sizeof(float), sizeof aether_v78);
+    const float aether_v79 = aether_v62[4];
+    const float aether_v80 = aether_item_product_f32x1(aether_v78, aether_v79);
+    const float aether_v81 = aether_v77 - aether_v80;
+    const float aether_v82 = aether_v66 / aether_v81;
+    const aether_item_f32x8 aether_v83 = {aether_v82, aether_v82, aether_v82, aether_v82, aether_v82, aether_v82, aether_v82, aether_v82};
+    const aether_item_f32x8 aether_v84 = aether_item_product_f32x8(aether_v33, aether_v83);
+    memcpy((char *)&out + 0u * sizeof(float), &aether_v84, sizeof aether_v84);
+    const aether_item_f32x8 aether_v85 = aether_item_product_f32x8(aether_v65, aether_v83);
+    memcpy((char *)&out + 8u * sizeof(float), &aether_v85, sizeof aether_v85);
+    return out;
+    #else
     const float s = (1.0f / (((aether_product_vec_f32((m.m[0] * ((aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13])))))))) - aether_product_vec_f32((m.m[1] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12]))))))))) + aether_product_vec_f32((m.m[2] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[12])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12]))))))))) - aether_product_vec_f32((m.m[3] * ((aether_product_vec_f32((m.m[4] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13]))))) - aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[8] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[12])))))) + aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[8] * m.m[13])) - aether_product_vec_f32((m.m[9] * m.m[12]))))))))));
     aether_mat4f out;
     out.m[0] = aether_product_vec_f32((((aether_product_vec_f32((m.m[5] * (aether_product_vec_f32((m.m[10] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[14]))))) - aether_product_vec_f32((m.m[6] * (aether_product_vec_f32((m.m[9] * m.m[15])) - aether_product_vec_f32((m.m[11] * m.m[13])))))) + aether_product_vec_f32((m.m[7] * (aether_product_vec_f32((m.m[9] * m.m[14])) - aether_product_vec_f32((m.m[10] * m.m[13])))))) * s));
@@ -6036,6 +6134,7 @@ static inline aether_mat4f aether_mat4f_inverse_adjugate_batch_item(const aether
     out.m[14] = aether_product_vec_f32((aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[5] * m.m[14])) - aether_product_vec_f32((m.m[6] * m.m[13]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[4] * m.m[14])) - aether_product_vec_f32((m.m[6] * m.m[12])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[4] * m.m[13])) - aether_product_vec_f32((m.m[5] * m.m[12])))))) * -1.0f)) * s));
     out.m[15] = aether_product_vec_f32((((aether_product_vec_f32((m.m[0] * (aether_product_vec_f32((m.m[5] * m.m[10])) - aether_product_vec_f32((m.m[6] * m.m[9]))))) - aether_product_vec_f32((m.m[1] * (aether_product_vec_f32((m.m[4] * m.m[10])) - aether_product_vec_f32((m.m[6] * m.m[8])))))) + aether_product_vec_f32((m.m[2] * (aether_product_vec_f32((m.m[4] * m.m[9])) - aether_product_vec_f32((m.m[5] * m.m[8])))))) * s));
     return out;
+    #endif
 }
 
 static inline aether_mat4d aether_mat4d_inverse_adjugate_batch_item(const aether_mat4d *aether_m)

@@ -96,12 +96,27 @@ struct Plan<'a> {
     built: Vec<V>,
     /// The function's temps, computed on first use ([`scalar`]).
     temps: Vec<Option<V>>,
+    /// 32-byte loads by 16-byte halves under gcc, header-only too
+    /// (`aether_item_load32_gcc_halves_f32x8`: the adjugates).
+    gcc_halves: bool,
 }
 
 impl<'a> Plan<'a> {
     fn new(f: &'a Function, elem: &'a ElemType) -> Self {
         let temps = vec![None; f.temps.len()];
-        Plan { f, t: &elem.name, c: &elem.c_type, elem, lines: Vec::new(), out: vec![None; f.output_words()], n: 0, memo: Vec::new(), built: Vec::new(), temps }
+        Plan {
+            f,
+            t: &elem.name,
+            c: &elem.c_type,
+            elem,
+            lines: Vec::new(),
+            out: vec![None; f.output_words()],
+            n: 0,
+            memo: Vec::new(),
+            built: Vec::new(),
+            temps,
+            gcc_halves: false,
+        }
     }
 
     fn bind(&mut self, lanes: Vec<Expr>, value: String) -> V {
@@ -158,9 +173,8 @@ impl<'a> Plan<'a> {
         self.lines.push(format!("aether_item_{}x{lanes} {name};", self.t));
         let src = format!("(const char *)&{p} + {first}u * sizeof({})", self.c);
         let bytes = lanes * if self.t == "f64" { 8 } else { 4 };
-        let whole = struct_bytes(&self.f.params[param].kind, &self.f.elem).unwrap_or(0);
-        if bytes == 32 && !whole.is_multiple_of(16) && self.t == "f32" {
-            self.lines.push(format!("aether_item_load32_odd_f32x8({name}, {src});"));
+        if bytes == 32 && self.gcc_halves && self.t == "f32" {
+            self.lines.push(format!("aether_item_load32_gcc_halves_f32x8({name}, {src});"));
         } else if bytes == 32 {
             self.lines.push(format!("aether_item_load32_{}x{lanes}({name}, {src});", self.t));
         } else if bytes == 16 && self.t == "f32" && in_registers_param(self.f, param) {
@@ -467,24 +481,49 @@ fn lanes(p: &mut Plan, trees: &[Expr], sources: (&V, &V)) -> Option<V> {
     Some(p.shuffle(&x, &neg, &pick))
 }
 
-/// The 3 x 3 adjugate inverse: its temp (the determinant's reciprocal) and
-/// its last component in scalars, its first eight components as one
-/// 8-lane vector built from the trees ([`lanes`]), the matrix's first eight
-/// entries loaded whole and its ninth in every lane.
-fn adjugate3<'a>(f: &'a Function, elem: &'a ElemType) -> Option<Plan<'a>> {
+/// The adjugate inverses of 3 x 3 and 4 x 4 binary32 matrices: each
+/// component is `x * s`, s the function's one temp (the determinant's
+/// reciprocal). The x of each whole group of eight components is one 8-lane
+/// vector built from the trees ([`lanes`]) out of the matrix's first eight
+/// entries and its next eight (4 x 4) or its ninth in every lane (3 x 3);
+/// then s in scalars ([`scalar`]: the determinant takes its cofactors from
+/// those lanes), the vectors' products with it, and a last component that
+/// fills no group (3 x 3) in scalars.
+fn adjugate<'a>(f: &'a Function, elem: &'a ElemType) -> Option<Plan<'a>> {
+    let n = f.output_words();
+    if f.temps.len() != 1 || !matches!(n, 9 | 16) {
+        return None;
+    }
     let mut p = Plan::new(f, elem);
+    p.gcc_halves = true;
     let first = p.load(0, 0, 8);
-    let ninth = scalar(&mut p, &Expr::Input { param: 0, comp: 8 })?;
-    let ninth = p.splat(&ninth, 8);
+    let rest = if n == 16 {
+        p.load(0, 8, 8)
+    } else {
+        let ninth = scalar(&mut p, &Expr::Input { param: 0, comp: 8 })?;
+        p.splat(&ninth, 8)
+    };
     // Each lane's + and * operands in one order (commuted), so that lanes
-    // equal up to that order share a shape. The reciprocal is computed where
-    // the lanes first need it, after the cofactors, whose lanes the
-    // determinant then takes.
-    let trees: Vec<Expr> = f.outputs[..8].iter().map(commuted).collect();
-    let v = lanes(&mut p, &trees, (&first, &ninth))?;
-    p.store(&v, 0);
-    let last = scalar(&mut p, &f.outputs[8])?;
-    p.store(&last, 8);
+    // equal up to that order share a shape; then x * s split into x and s.
+    let mut xs = Vec::new();
+    for t in f.outputs.iter().take(n / 8 * 8).map(commuted) {
+        let Expr::Bin(BinOp::Mul, a, b) = t else { return None };
+        match (*a, *b) {
+            (x, Expr::Temp(0)) | (Expr::Temp(0), x) => xs.push(x),
+            _ => return None,
+        }
+    }
+    let groups: Vec<V> = xs.chunks(8).map(|c| lanes(&mut p, c, (&first, &rest))).collect::<Option<_>>()?;
+    let s = scalar(&mut p, &Expr::Temp(0))?;
+    let s = p.splat(&s, 8);
+    for (i, x) in groups.iter().enumerate() {
+        let o = p.op(BinOp::Mul, x, &s);
+        p.store(&o, 8 * i);
+    }
+    for i in n / 8 * 8..n {
+        let last = scalar(&mut p, &f.outputs[i])?;
+        p.store(&last, i);
+    }
     Some(p)
 }
 
@@ -492,8 +531,8 @@ fn adjugate3<'a>(f: &'a Function, elem: &'a ElemType) -> Option<Plan<'a>> {
 /// `#else`), where a plan computes its trees.
 pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
     let elem: &ElemType = model.spec.types.iter().find(|t| t.name == f.elem)?;
-    let plan = if f.params.len() == 1 && elem.bits == 32 && words(&f.params[0].kind) == 9 && words(&f.ret) == 9 && !f.temps.is_empty() {
-        adjugate3(f, elem)?
+    let plan = if f.params.len() == 1 && elem.bits == 32 && f.params[0].kind == f.ret && !f.temps.is_empty() {
+        adjugate(f, elem)?
     } else if !f.temps.is_empty() || f.params.len() != 2 {
         return None;
     } else {
@@ -557,14 +596,15 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "#    define aether_item_load32_f32x8(v, p) memcpy(&(v), (p), sizeof (v))".into(),
         "#    define aether_item_load32_f64x4(v, p) memcpy(&(v), (p), sizeof (v))".into(),
         "#  endif".into(),
-        "/* A 32-byte load from a struct whose size is no multiple of 16 bytes (a mat3f, 36): gcc copies".into(),
-        "   such a struct 16 bytes at a time in the header-only form too, and a whole load of two such".into(),
-        "   stores waits for them (mat3f_inverse_adjugate's form in gcc's header-only loop: 10.3 ns per".into(),
-        "   item loaded whole, 3.1 by halves). clang reads it whole. */".into(),
+        "/* The adjugates' forms load the matrix by 16-byte halves under gcc, header-only too: loaded".into(),
+        "   whole, gcc's header-only loops took 10.3 ns per item (mat3f) and 27 (mat4f) against 3.1 and".into(),
+        "   11.8 by halves; the caller's copy of the by-value argument, 16 bytes at a time, is what a".into(),
+        "   whole load waits for. (mat4f_mul's form measured the other way: 3.2 whole, 3.7 by halves.)".into(),
+        "   clang reads them whole. */".into(),
         "#  if defined(__clang__)".into(),
-        "#    define aether_item_load32_odd_f32x8(v, p) memcpy(&(v), (p), sizeof (v))".into(),
+        "#    define aether_item_load32_gcc_halves_f32x8(v, p) memcpy(&(v), (p), sizeof (v))".into(),
         "#  else".into(),
-        "#    define aether_item_load32_odd_f32x8(v, p) aether_item_load_by16_f32x8(v, p)".into(),
+        "#    define aether_item_load32_gcc_halves_f32x8(v, p) aether_item_load_by16_f32x8(v, p)".into(),
         "#  endif".into(),
         "/* A struct of four binary32 elements passed or returned by value travels in two vector".into(),
         "   registers, 8 bytes in each (System V). The object moves it by those halves, which both".into(),
@@ -627,12 +667,19 @@ mod tests {
     }
 
     #[test]
-    fn the_4x4_and_quaternion_products_and_only_they_have_a_form() {
+    fn the_4x4_products_the_quaternion_product_and_the_adjugates_and_only_they_have_a_form() {
         let m = model();
         let with: Vec<String> = m.lowered().iter().filter(|f| form(&m, f).is_some()).map(|f| m.c_name(f)).collect();
         assert_eq!(
             with,
-            ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul", "aether_mat3f_inverse_adjugate"]
+            [
+                "aether_quatf_mul",
+                "aether_mat4f_mul_vec",
+                "aether_mat4d_mul_vec",
+                "aether_mat4f_mul",
+                "aether_mat3f_inverse_adjugate",
+                "aether_mat4f_inverse_adjugate"
+            ]
         );
     }
 
@@ -729,9 +776,14 @@ mod tests {
         let m = model();
         let lowered = m.lowered();
         let (_, c) = super::super::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
-        for name in
-            ["aether_quatf_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul", "aether_mat3f_inverse_adjugate"]
-        {
+        for name in [
+            "aether_quatf_mul",
+            "aether_mat4f_mul_vec",
+            "aether_mat4d_mul_vec",
+            "aether_mat4f_mul",
+            "aether_mat3f_inverse_adjugate",
+            "aether_mat4f_inverse_adjugate",
+        ] {
             let at = c.find(&format!(" {name}(")).unwrap_or_else(|| panic!("{name} is printed"));
             let body = &c[at..at + c[at..].find("\n}\n").unwrap()];
             let (open, other, close) = (body.find(&format!("#if defined({MACRO})")), body.find("#else"), body.find("#endif"));
@@ -745,6 +797,9 @@ mod tests {
                 // scalar ones for the determinant (its cofactors are lanes of the vector's)
                 // and three for the last component.
                 "aether_mat3f_inverse_adjugate" => 10,
+                // Per group of eight: nine products per 3 x 3 cofactor and its sign; the
+                // two groups' products with the reciprocal; the determinant's four.
+                "aether_mat4f_inverse_adjugate" => 26,
                 _ => 8,
             };
             assert_eq!(guards, products, "{name}: every product guarded");
