@@ -148,14 +148,14 @@ static __inline__ double aether_product_f64(double x)
 #else
 #  define AETHER_ITEM_VECTORS
 #endif
-/* With AVX, mat4f_mul, mat4f_mul_vec, mat4d_mul_vec, quatf_mul and mat3f_inverse_adjugate also
-   have a per-item vector form (AETHER_ITEM_SHUFFLES; AETHER_NO_ITEM_SHUFFLES turns it off): GNU C vectors whose every
+/* With AVX, mat4f_mul, mat4f_mul_vec, mat4d_mul_vec, quatf_mul and the binary32 adjugate
+   inverses also have a per-item vector form (AETHER_ITEM_SHUFFLES; AETHER_NO_ITEM_SHUFFLES turns it off): GNU C vectors whose every
    lane does the contract's operations in its order on one result component. The mat4 * vec4
    forms take their products along the rows and move the products into the lanes of the sums (a
    row-major matrix has no column in one vector to load); mat4f_mul computes two result rows per
    vector; quatf_mul adds each term with its sign bits flipped where the contract subtracts it;
-   mat3f_inverse_adjugate computes its first eight components as one vector, the determinant, its
-   reciprocal and the ninth in scalars.
+   the adjugates compute each group of eight components as one vector, the determinant (from
+   those lanes), its reciprocal and a ninth component in scalars.
    The generator prints a form only where its lanes, evaluated on symbols, are the function's
    trees; every product is pinned in its vector register (AETHER_PIN_VECTOR, below). It is
    taken under clang and gcc 12 or later (a caller's loop over mat4f_mul_vec in the header-only
@@ -1347,7 +1347,7 @@ static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 }
 
 
-/* The per-item vector forms of the mat4 products, quatf_mul and mat3f_inverse_adjugate (AETHER_ITEM_SHUFFLES): their vector types, their product guard (each product pinned in its vector register) and the packing they read. */
+/* The per-item vector forms of the mat4 products, quatf_mul and the binary32 adjugates (AETHER_ITEM_SHUFFLES): their vector types, their product guard (each product pinned in its vector register) and the packing they read. */
 #if defined(AETHER_ITEM_SHUFFLES)
 typedef float aether_item_f32x8 __attribute__((vector_size(32)));
 typedef float aether_item_f32x4 __attribute__((vector_size(16)));

@@ -545,7 +545,7 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     if lowered.iter().any(|f| super::c_item::form(model, f).is_some()) {
         helpers.push(Helper {
             doc:
-                "The per-item vector forms of the mat4 products, quatf_mul and mat3f_inverse_adjugate (AETHER_ITEM_SHUFFLES): their vector \
+                "The per-item vector forms of the mat4 products, quatf_mul and the binary32 adjugates (AETHER_ITEM_SHUFFLES): their vector \
                   types, their product guard (each product pinned in its vector register) and the packing they read."
                     .into(),
             lines: super::c_item::prologue(model, lowered),
