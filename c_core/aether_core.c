@@ -381,8 +381,16 @@ typedef struct aether_pairfx8 { aether_f32x8 hi; aether_f32x8 comp; } aether_pai
 #  define aether_product_f32x8(x) aether_or_zero_f32x8(x)
 #endif
 #define aether_select_f32x8(mask, x, y) ((aether_f32x8)(((aether_i32x8)(x) & (mask)) | ((aether_i32x8)(y) & ~(mask))))
-#define aether_fmin_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) < (a), (b), (a)))))
-#define aether_fmax_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) > (a), (b), (a)))))
+#if defined(__AVX__)
+#  define aether_fmin_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), (aether_f32x8)__builtin_ia32_minps256((b), (a))))
+#else
+#  define aether_fmin_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) < (a), (b), (a)))))
+#endif
+#if defined(__AVX__)
+#  define aether_fmax_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), (aether_f32x8)__builtin_ia32_maxps256((b), (a))))
+#else
+#  define aether_fmax_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) > (a), (b), (a)))))
+#endif
 static __inline__ void aether_pairf_neumaier_add_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_p, const aether_f32x8 *aether_x)
 {
     const aether_pairfx8 p = *aether_p;
@@ -413,8 +421,16 @@ typedef struct aether_pairdx4 { aether_f64x4 hi; aether_f64x4 comp; } aether_pai
 #  define aether_product_f64x4(x) aether_or_zero_f64x4(x)
 #endif
 #define aether_select_f64x4(mask, x, y) ((aether_f64x4)(((aether_i64x4)(x) & (mask)) | ((aether_i64x4)(y) & ~(mask))))
-#define aether_fmin_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) < (a), (b), (a)))))
-#define aether_fmax_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) > (a), (b), (a)))))
+#if defined(__AVX__)
+#  define aether_fmin_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), (aether_f64x4)__builtin_ia32_minpd256((b), (a))))
+#else
+#  define aether_fmin_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) < (a), (b), (a)))))
+#endif
+#if defined(__AVX__)
+#  define aether_fmax_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), (aether_f64x4)__builtin_ia32_maxpd256((b), (a))))
+#else
+#  define aether_fmax_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) > (a), (b), (a)))))
+#endif
 static __inline__ void aether_paird_neumaier_add_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_p, const aether_f64x4 *aether_x)
 {
     const aether_pairdx4 p = *aether_p;
