@@ -10,7 +10,9 @@
 //! the scalar lane's terms, in the same order. The bits are the scalar
 //! loop's; the vector step is the one step of the spec printed with vector
 //! types (not a second statement of it), its barrier and product guard the
-//! OR with an opaque zero, its fmin/fmax the one NaN rule as lane masks.
+//! vector pinned in its register with AVX (else the OR with an opaque zero),
+//! its fmin/fmax the one NaN rule as lane masks (with AVX, x86's min/max of
+//! (b, a) and one select for a NaN a: the same rule).
 //!
 //! The path is compiled where `AETHER_LANES_SIMD` is defined (GNU C compilers
 //! unless `AETHER_NO_LANES_SIMD`); elements before the first lane-aligned
