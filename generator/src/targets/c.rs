@@ -415,7 +415,24 @@ pub fn zero_pair(model: &Model, elem: &ElemType, var: &str) -> Vec<String> {
 /// else `b cmp a ? b : a`. `isnan` spells the NaN test, `select(c, x, y)` the
 /// choice `c ? x : y` (`y` may be a nested choice).
 pub fn minmax_rule(cmp: &str, isnan: &dyn Fn(&str) -> String, select: &dyn Fn(&str, &str, &str) -> String) -> String {
-    select(&isnan("a"), "b", &select(&isnan("b"), "a", &select(&format!("b {cmp} a"), "b", "a")))
+    minmax_rule_with(cmp, isnan, select, None)
+}
+
+/// The same rule, its last two choices spelled `native(b, a)` where a target
+/// has an instruction that gives `x cmp y ? x : y`, and `y` when either is
+/// NaN (x86's minps/maxps and their kin): on (b, a) that is `b cmp a ? b : a`,
+/// and a for a NaN b, so only a NaN a is left to `select`.
+pub fn minmax_rule_with(
+    cmp: &str,
+    isnan: &dyn Fn(&str) -> String,
+    select: &dyn Fn(&str, &str, &str) -> String,
+    native: Option<&dyn Fn(&str, &str) -> String>,
+) -> String {
+    let rest = match native {
+        Some(native) => native("b", "a"),
+        None => select(&isnan("b"), "a", &select(&format!("b {cmp} a"), "b", "a")),
+    };
+    select(&isnan("a"), "b", &rest)
 }
 
 /// C's `c ? x : y`, with `y` in parentheses when it is itself a choice.
