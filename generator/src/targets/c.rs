@@ -418,6 +418,9 @@ pub fn minmax_rule(cmp: &str, isnan: &dyn Fn(&str) -> String, select: &dyn Fn(&s
     minmax_rule_with(cmp, isnan, select, None)
 }
 
+/// An instruction's spelling on two operands (`minmax_rule_with`).
+pub type Native<'a> = &'a dyn Fn(&str, &str) -> String;
+
 /// The same rule, its last two choices spelled `native(b, a)` where a target
 /// has an instruction that gives `x cmp y ? x : y`, and `y` when either is
 /// NaN (x86's minps/maxps and their kin): on (b, a) that is `b cmp a ? b : a`,
@@ -426,7 +429,7 @@ pub fn minmax_rule_with(
     cmp: &str,
     isnan: &dyn Fn(&str) -> String,
     select: &dyn Fn(&str, &str, &str) -> String,
-    native: Option<&dyn Fn(&str, &str) -> String>,
+    native: Option<Native>,
 ) -> String {
     let rest = match native {
         Some(native) => native("b", "a"),
