@@ -225,8 +225,14 @@ static __inline__ double aether_or_double(double x, uint32_t zero)
 
 /* The lanes kernels' vector path (aether_f32_lanes_sum, _lanes_dot and so the *_array sums):
    32 consecutive elements from a lane-aligned index are 32 independent steps, run as GNU C
-   vector steps with the scalar step's operations lane by lane (the same bits). GNU C compilers
-   only; AETHER_NO_LANES_SIMD keeps the scalar loop alone. */
+   vector steps with the scalar step's operations lane by lane (the same bits). The butterfly
+   (aether_pairf_reduce32) merges whole vectors in its first rounds the same way. A chunk of up
+   to AETHER_LANES_CHUNK blocks of 32 (128) runs first with the step's two-sum residual in one
+   operand order, 7 operations where the whole step takes 16: wherever that residual is finite
+   it is the exact residual, and the other order gives the same number or NaN, so the step's
+   fmax keeps it, bit for bit. The chunk is kept where every lane ends finite (hi and comp), and
+   otherwise runs again from its start with the whole step. GNU C compilers only;
+   AETHER_NO_LANES_SIMD keeps the scalar loops alone. */
 #if defined(__GNUC__) && !defined(AETHER_NO_LANES_SIMD)
 #  define AETHER_LANES_SIMD 1
 #endif
@@ -369,6 +375,14 @@ static double aether_fmax_f64(double a, double b)
 
 /* The vector path of the lanes kernels (AETHER_LANES_SIMD): 32-byte GNU C vectors, the reduction's step printed with vector types, its barrier and product guard the vector pinned in its register (AVX) or ORed with an opaque zero, fmin/fmax the one NaN rule as lane masks; every vector lane does the scalar step's operations on the scalar lane's terms. */
 #if defined(AETHER_LANES_SIMD)
+#if defined(AETHER_UNSAFE_LANES_NO_RECHECK)
+#  define AETHER_LANES_KEEP(finite) ((void)(finite), 1)
+#else
+#  define AETHER_LANES_KEEP(finite) (finite)
+#endif
+#if !defined(AETHER_LANES_CHUNK)
+#  define AETHER_LANES_CHUNK 128
+#endif
 typedef float aether_f32x8 __attribute__((vector_size(32)));
 typedef int32_t aether_i32x8 __attribute__((vector_size(32)));
 typedef struct aether_pairfx8 { aether_f32x8 hi; aether_f32x8 comp; } aether_pairfx8;
@@ -409,6 +423,51 @@ static __inline__ void aether_pairf_neumaier_add_x8(aether_pairfx8 *aether_resul
     out.comp = (c + aether_fmax_f32x8(two_sum_err_ab, two_sum_err_ba));
     *aether_result = out;
 }
+static __inline__ void aether_pairf_combine_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_a, const aether_pairfx8 *aether_b)
+{
+    const aether_pairfx8 a = *aether_a;
+    const aether_pairfx8 b = *aether_b;
+    const aether_f32x8 x = aether_barrier_f32x8(a.hi);
+    const aether_f32x8 y = aether_barrier_f32x8(b.hi);
+    const aether_f32x8 s = (x + y);
+    const aether_f32x8 two_sum_err_t = aether_barrier_f32x8(s);
+    const aether_f32x8 two_sum_err_bv = (two_sum_err_t - x);
+    const aether_f32x8 two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const aether_f32x8 two_sum_err_av = (two_sum_err_t - y);
+    const aether_f32x8 two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    aether_pairfx8 out;
+    out.hi = s;
+    out.comp = ((aether_barrier_f32x8(a.comp) + aether_barrier_f32x8(b.comp)) + aether_fmax_f32x8(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = out;
+}
+/* aether_pairf_neumaier_add_x8's two-sum residual in one operand order: the same bits wherever that order's residual is finite. */
+static __inline__ void aether_pairf_neumaier_add_x8_one_order(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_p, const aether_f32x8 *aether_x)
+{
+    const aether_pairfx8 p = *aether_p;
+    const aether_f32x8 x = *aether_x;
+    const aether_f32x8 h = aether_barrier_f32x8(p.hi);
+    const aether_f32x8 c = aether_barrier_f32x8(p.comp);
+    const aether_f32x8 t = aether_barrier_f32x8(x);
+    const aether_f32x8 s = (h + t);
+    const aether_f32x8 two_sum_err_t = aether_barrier_f32x8(s);
+    const aether_f32x8 two_sum_err_bv = (two_sum_err_t - h);
+    const aether_f32x8 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    aether_pairfx8 out;
+    out.hi = s;
+    out.comp = (c + two_sum_err_ab);
+    *aether_result = out;
+}
+/* Whether every lane of p[0..count) is finite, hi and comp alike. */
+static __inline__ int aether_pairfx8_finite(const aether_pairfx8 *p, unsigned count)
+{
+    unsigned v, k;
+    int32_t off = 0;
+    for (v = 0; v < count; ++v) {
+        const aether_i32x8 e = (((aether_i32x8)p[v].hi & (int32_t)0x7f800000) == (int32_t)0x7f800000) | (((aether_i32x8)p[v].comp & (int32_t)0x7f800000) == (int32_t)0x7f800000);
+        for (k = 0; k < 8u; ++k) off |= e[k];
+    }
+    return off == 0;
+}
 typedef double aether_f64x4 __attribute__((vector_size(32)));
 typedef int64_t aether_i64x4 __attribute__((vector_size(32)));
 typedef struct aether_pairdx4 { aether_f64x4 hi; aether_f64x4 comp; } aether_pairdx4;
@@ -448,6 +507,51 @@ static __inline__ void aether_paird_neumaier_add_x4(aether_pairdx4 *aether_resul
     out.hi = s;
     out.comp = (c + aether_fmax_f64x4(two_sum_err_ab, two_sum_err_ba));
     *aether_result = out;
+}
+static __inline__ void aether_paird_combine_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_a, const aether_pairdx4 *aether_b)
+{
+    const aether_pairdx4 a = *aether_a;
+    const aether_pairdx4 b = *aether_b;
+    const aether_f64x4 x = aether_barrier_f64x4(a.hi);
+    const aether_f64x4 y = aether_barrier_f64x4(b.hi);
+    const aether_f64x4 s = (x + y);
+    const aether_f64x4 two_sum_err_t = aether_barrier_f64x4(s);
+    const aether_f64x4 two_sum_err_bv = (two_sum_err_t - x);
+    const aether_f64x4 two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
+    const aether_f64x4 two_sum_err_av = (two_sum_err_t - y);
+    const aether_f64x4 two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
+    aether_pairdx4 out;
+    out.hi = s;
+    out.comp = ((aether_barrier_f64x4(a.comp) + aether_barrier_f64x4(b.comp)) + aether_fmax_f64x4(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = out;
+}
+/* aether_paird_neumaier_add_x4's two-sum residual in one operand order: the same bits wherever that order's residual is finite. */
+static __inline__ void aether_paird_neumaier_add_x4_one_order(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_p, const aether_f64x4 *aether_x)
+{
+    const aether_pairdx4 p = *aether_p;
+    const aether_f64x4 x = *aether_x;
+    const aether_f64x4 h = aether_barrier_f64x4(p.hi);
+    const aether_f64x4 c = aether_barrier_f64x4(p.comp);
+    const aether_f64x4 t = aether_barrier_f64x4(x);
+    const aether_f64x4 s = (h + t);
+    const aether_f64x4 two_sum_err_t = aether_barrier_f64x4(s);
+    const aether_f64x4 two_sum_err_bv = (two_sum_err_t - h);
+    const aether_f64x4 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
+    aether_pairdx4 out;
+    out.hi = s;
+    out.comp = (c + two_sum_err_ab);
+    *aether_result = out;
+}
+/* Whether every lane of p[0..count) is finite, hi and comp alike. */
+static __inline__ int aether_pairdx4_finite(const aether_pairdx4 *p, unsigned count)
+{
+    unsigned v, k;
+    int64_t off = 0;
+    for (v = 0; v < count; ++v) {
+        const aether_i64x4 e = (((aether_i64x4)p[v].hi & (int64_t)0x7ff0000000000000) == (int64_t)0x7ff0000000000000) | (((aether_i64x4)p[v].comp & (int64_t)0x7ff0000000000000) == (int64_t)0x7ff0000000000000);
+        for (k = 0; k < 4u; ++k) off |= e[k];
+    }
+    return off == 0;
 }
 #endif
 
@@ -5384,6 +5488,29 @@ AETHER_API aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
     static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
     aether_pairf v[32];
     unsigned r, i;
+    #if defined(AETHER_LANES_SIMD)
+    {
+        /* Lane 8q + k of the contract is lane k of vector q. */
+        aether_pairfx8 vec[4];
+        unsigned q, k;
+        for (q = 0; q < 4u; ++q) {
+            for (k = 0; k < 8u; ++k) {
+                vec[q].hi[k] = lanes[8u * q + k].hi;
+                vec[q].comp[k] = lanes[8u * q + k].comp;
+            }
+        }
+        for (q = 0; q < 2u; ++q) aether_pairf_combine_x8(&vec[q], &vec[q], &vec[q + 2u]);
+        for (q = 0; q < 1u; ++q) aether_pairf_combine_x8(&vec[q], &vec[q], &vec[q + 1u]);
+        for (k = 0; k < 8u; ++k) {
+            v[k].hi = vec[0].hi[k];
+            v[k].comp = vec[0].comp[k];
+        }
+        for (r = 2u; r < 5u; ++r) {
+            for (i = 0; i < rounds[r]; ++i) v[i] = aether_pairf_combine(v[i], v[i ^ rounds[r]]);
+        }
+        return v[0];
+    }
+    #endif
     for (i = 0; i < 32u; ++i) v[i] = lanes[i];
     for (r = 0; r < 5u; ++r) {
         for (i = 0; i < rounds[r]; ++i) v[i] = aether_pairf_combine(v[i], v[i ^ rounds[r]]);
@@ -5396,6 +5523,30 @@ AETHER_API aether_paird aether_paird_reduce32(const aether_paird lanes[32])
     static const unsigned rounds[5] = { 16u, 8u, 4u, 2u, 1u };
     aether_paird v[32];
     unsigned r, i;
+    #if defined(AETHER_LANES_SIMD)
+    {
+        /* Lane 4q + k of the contract is lane k of vector q. */
+        aether_pairdx4 vec[8];
+        unsigned q, k;
+        for (q = 0; q < 8u; ++q) {
+            for (k = 0; k < 4u; ++k) {
+                vec[q].hi[k] = lanes[4u * q + k].hi;
+                vec[q].comp[k] = lanes[4u * q + k].comp;
+            }
+        }
+        for (q = 0; q < 4u; ++q) aether_paird_combine_x4(&vec[q], &vec[q], &vec[q + 4u]);
+        for (q = 0; q < 2u; ++q) aether_paird_combine_x4(&vec[q], &vec[q], &vec[q + 2u]);
+        for (q = 0; q < 1u; ++q) aether_paird_combine_x4(&vec[q], &vec[q], &vec[q + 1u]);
+        for (k = 0; k < 4u; ++k) {
+            v[k].hi = vec[0].hi[k];
+            v[k].comp = vec[0].comp[k];
+        }
+        for (r = 3u; r < 5u; ++r) {
+            for (i = 0; i < rounds[r]; ++i) v[i] = aether_paird_combine(v[i], v[i ^ rounds[r]]);
+        }
+        return v[0];
+    }
+    #endif
     for (i = 0; i < 32u; ++i) v[i] = lanes[i];
     for (r = 0; r < 5u; ++r) {
         for (i = 0; i < rounds[r]; ++i) v[i] = aether_paird_combine(v[i], v[i ^ rounds[r]]);
@@ -5415,22 +5566,52 @@ AETHER_API void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const
     if (n - j >= 32u) {
         /* Lane 8v + k of the contract is lane k of vector v. */
         aether_pairfx8 acc[4];
+        aether_pairfx8 fast[4];
+        int finite;
         unsigned v, k;
+        size_t i;
         for (v = 0; v < 4u; ++v) {
             for (k = 0; k < 8u; ++k) {
                 acc[v].hi[k] = lanes[8u * v + k].hi;
                 acc[v].comp[k] = lanes[8u * v + k].comp;
             }
         }
-        for (; n - j >= 32u; j += 32u) {
-            for (v = 0; v < 4u; ++v) {
-                aether_f32x8 x_v;
-                memcpy(&x_v, x + j + 8u * v, sizeof x_v);
-                {
-                    const aether_f32x8 term = x_v;
-                    aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+        finite = aether_pairfx8_finite(acc, 4u);
+        while (n - j >= 32u) {
+            /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
+               two-sum residual in one operand order; that result is kept where every lane ends finite (the
+               same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
+            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
+            if (finite) {
+                for (v = 0; v < 4u; ++v) fast[v] = acc[v];
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 4u; ++v) {
+                        aether_f32x8 x_v;
+                        memcpy(&x_v, x + i + 8u * v, sizeof x_v);
+                        {
+                            const aether_f32x8 term = x_v;
+                            aether_pairf_neumaier_add_x8_one_order(&fast[v], &fast[v], &term);
+                        }
+                    }
                 }
+                finite = AETHER_LANES_KEEP(aether_pairfx8_finite(fast, 4u));
+                if (finite) for (v = 0; v < 4u; ++v) acc[v] = fast[v];
             }
+            if (!finite) {
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 4u; ++v) {
+                        aether_f32x8 x_v;
+                        memcpy(&x_v, x + i + 8u * v, sizeof x_v);
+                        {
+                            const aether_f32x8 term = x_v;
+                            aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+                        }
+                    }
+                }
+                finite = aether_pairfx8_finite(acc, 4u);
+            }
+            j = end;
         }
         for (v = 0; v < 4u; ++v) {
             for (k = 0; k < 8u; ++k) {
@@ -5459,22 +5640,52 @@ AETHER_API void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const
     if (n - j >= 32u) {
         /* Lane 4v + k of the contract is lane k of vector v. */
         aether_pairdx4 acc[8];
+        aether_pairdx4 fast[8];
+        int finite;
         unsigned v, k;
+        size_t i;
         for (v = 0; v < 8u; ++v) {
             for (k = 0; k < 4u; ++k) {
                 acc[v].hi[k] = lanes[4u * v + k].hi;
                 acc[v].comp[k] = lanes[4u * v + k].comp;
             }
         }
-        for (; n - j >= 32u; j += 32u) {
-            for (v = 0; v < 8u; ++v) {
-                aether_f64x4 x_v;
-                memcpy(&x_v, x + j + 4u * v, sizeof x_v);
-                {
-                    const aether_f64x4 term = x_v;
-                    aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+        finite = aether_pairdx4_finite(acc, 8u);
+        while (n - j >= 32u) {
+            /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
+               two-sum residual in one operand order; that result is kept where every lane ends finite (the
+               same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
+            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
+            if (finite) {
+                for (v = 0; v < 8u; ++v) fast[v] = acc[v];
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 8u; ++v) {
+                        aether_f64x4 x_v;
+                        memcpy(&x_v, x + i + 4u * v, sizeof x_v);
+                        {
+                            const aether_f64x4 term = x_v;
+                            aether_paird_neumaier_add_x4_one_order(&fast[v], &fast[v], &term);
+                        }
+                    }
                 }
+                finite = AETHER_LANES_KEEP(aether_pairdx4_finite(fast, 8u));
+                if (finite) for (v = 0; v < 8u; ++v) acc[v] = fast[v];
             }
+            if (!finite) {
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 8u; ++v) {
+                        aether_f64x4 x_v;
+                        memcpy(&x_v, x + i + 4u * v, sizeof x_v);
+                        {
+                            const aether_f64x4 term = x_v;
+                            aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+                        }
+                    }
+                }
+                finite = aether_pairdx4_finite(acc, 8u);
+            }
+            j = end;
         }
         for (v = 0; v < 8u; ++v) {
             for (k = 0; k < 4u; ++k) {
@@ -5504,24 +5715,56 @@ AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const
     if (n - j >= 32u) {
         /* Lane 8v + k of the contract is lane k of vector v. */
         aether_pairfx8 acc[4];
+        aether_pairfx8 fast[4];
+        int finite;
         unsigned v, k;
+        size_t i;
         for (v = 0; v < 4u; ++v) {
             for (k = 0; k < 8u; ++k) {
                 acc[v].hi[k] = lanes[8u * v + k].hi;
                 acc[v].comp[k] = lanes[8u * v + k].comp;
             }
         }
-        for (; n - j >= 32u; j += 32u) {
-            for (v = 0; v < 4u; ++v) {
-                aether_f32x8 a_v;
-                memcpy(&a_v, a + j + 8u * v, sizeof a_v);
-                aether_f32x8 b_v;
-                memcpy(&b_v, b + j + 8u * v, sizeof b_v);
-                {
-                    const aether_f32x8 term = aether_product_f32x8((a_v * b_v));
-                    aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+        finite = aether_pairfx8_finite(acc, 4u);
+        while (n - j >= 32u) {
+            /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
+               two-sum residual in one operand order; that result is kept where every lane ends finite (the
+               same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
+            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
+            if (finite) {
+                for (v = 0; v < 4u; ++v) fast[v] = acc[v];
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 4u; ++v) {
+                        aether_f32x8 a_v;
+                        memcpy(&a_v, a + i + 8u * v, sizeof a_v);
+                        aether_f32x8 b_v;
+                        memcpy(&b_v, b + i + 8u * v, sizeof b_v);
+                        {
+                            const aether_f32x8 term = aether_product_f32x8((a_v * b_v));
+                            aether_pairf_neumaier_add_x8_one_order(&fast[v], &fast[v], &term);
+                        }
+                    }
                 }
+                finite = AETHER_LANES_KEEP(aether_pairfx8_finite(fast, 4u));
+                if (finite) for (v = 0; v < 4u; ++v) acc[v] = fast[v];
             }
+            if (!finite) {
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 4u; ++v) {
+                        aether_f32x8 a_v;
+                        memcpy(&a_v, a + i + 8u * v, sizeof a_v);
+                        aether_f32x8 b_v;
+                        memcpy(&b_v, b + i + 8u * v, sizeof b_v);
+                        {
+                            const aether_f32x8 term = aether_product_f32x8((a_v * b_v));
+                            aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+                        }
+                    }
+                }
+                finite = aether_pairfx8_finite(acc, 4u);
+            }
+            j = end;
         }
         for (v = 0; v < 4u; ++v) {
             for (k = 0; k < 8u; ++k) {
@@ -5551,24 +5794,56 @@ AETHER_API void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const
     if (n - j >= 32u) {
         /* Lane 4v + k of the contract is lane k of vector v. */
         aether_pairdx4 acc[8];
+        aether_pairdx4 fast[8];
+        int finite;
         unsigned v, k;
+        size_t i;
         for (v = 0; v < 8u; ++v) {
             for (k = 0; k < 4u; ++k) {
                 acc[v].hi[k] = lanes[4u * v + k].hi;
                 acc[v].comp[k] = lanes[4u * v + k].comp;
             }
         }
-        for (; n - j >= 32u; j += 32u) {
-            for (v = 0; v < 8u; ++v) {
-                aether_f64x4 a_v;
-                memcpy(&a_v, a + j + 4u * v, sizeof a_v);
-                aether_f64x4 b_v;
-                memcpy(&b_v, b + j + 4u * v, sizeof b_v);
-                {
-                    const aether_f64x4 term = aether_product_f64x4((a_v * b_v));
-                    aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+        finite = aether_pairdx4_finite(acc, 8u);
+        while (n - j >= 32u) {
+            /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
+               two-sum residual in one operand order; that result is kept where every lane ends finite (the
+               same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
+            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
+            if (finite) {
+                for (v = 0; v < 8u; ++v) fast[v] = acc[v];
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 8u; ++v) {
+                        aether_f64x4 a_v;
+                        memcpy(&a_v, a + i + 4u * v, sizeof a_v);
+                        aether_f64x4 b_v;
+                        memcpy(&b_v, b + i + 4u * v, sizeof b_v);
+                        {
+                            const aether_f64x4 term = aether_product_f64x4((a_v * b_v));
+                            aether_paird_neumaier_add_x4_one_order(&fast[v], &fast[v], &term);
+                        }
+                    }
                 }
+                finite = AETHER_LANES_KEEP(aether_pairdx4_finite(fast, 8u));
+                if (finite) for (v = 0; v < 8u; ++v) acc[v] = fast[v];
             }
+            if (!finite) {
+                for (i = j; i < end; i += 32u) {
+                    for (v = 0; v < 8u; ++v) {
+                        aether_f64x4 a_v;
+                        memcpy(&a_v, a + i + 4u * v, sizeof a_v);
+                        aether_f64x4 b_v;
+                        memcpy(&b_v, b + i + 4u * v, sizeof b_v);
+                        {
+                            const aether_f64x4 term = aether_product_f64x4((a_v * b_v));
+                            aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+                        }
+                    }
+                }
+                finite = aether_pairdx4_finite(acc, 8u);
+            }
+            j = end;
         }
         for (v = 0; v < 8u; ++v) {
             for (k = 0; k < 4u; ++k) {

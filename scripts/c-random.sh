@@ -25,14 +25,14 @@ fi
 
 run() { # name, cc, cflags, [batch form: soa | aos]
     local what="$1" cc="$2" flags="$3" form="${4:-}" count="$n"
-    local batch=() checkflags=--quiet
+    local batch=() checkflags="--quiet${ONLY:+ --only $ONLY}"
     # The batched forms (aether_batch.c, make BATCH=1): a fifth of the count (they run the core's
     # operations lane by lane; CI's time is bounded), odd, so that a scalar tail runs after the
     # vector steps in every random chunk too.
-    if [ -n "$form" ]; then batch=(BATCH=1); checkflags="--quiet --batch $form"; count=$((n / 5 + 3)); fi
+    if [ -n "$form" ]; then batch=(BATCH=1); checkflags="$checkflags --batch $form"; count=$((n / 5 + 3)); fi
     make -s -C c_core/check random "${batch[@]}" CC="$cc" CFLAGS="$flags" BUILD="$tmp/$what" REFERENCE_LIB="$lib" \
         RANDOM="$count" CHECKFLAGS="$checkflags" >"$tmp/$what.txt" 2>&1 || { cat "$tmp/$what.txt" >&2; echo "c-random: $what ($cc $flags) FAILED" >&2; exit 1; }
-    echo "c-random: $cc $flags${HEADER_ONLY:+ (header-only)}${form:+ --batch $form}: $(grep '^aether_check: random:' "$tmp/$what.txt" | cut -d: -f3-)"
+    echo "c-random: $cc $flags${HEADER_ONLY:+ (header-only)}${form:+ --batch $form}${ONLY:+ --only $ONLY}: $(grep '^aether_check: random:' "$tmp/$what.txt" | cut -d: -f3-)"
     if [ -n "$form" ]; then echo "c-random:   $(grep '^aether_check: batch form' "$tmp/$what.txt" | cut -d: -f2-)"; fi
 }
 run gcc-default gcc "-O2"
@@ -49,6 +49,30 @@ run gcc-batch-base gcc "-O2" aos
 run gcc-aos-steps gcc "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_STEPS" aos
 run clang-batch-native clang "-O3 -march=native -ffp-contract=fast" soa
 run clang-aos-items clang "-O2 -march=x86-64-v3 -ffp-contract=fast -DAETHER_BATCH_AOS_ITEMS" aos
+
+# The array sums' vector path runs chunks of blocks with the two-sum residual in one order, and a
+# chunk again with the whole step where a lane ends non-finite (c_simd.rs). With one block per
+# chunk (AETHER_LANES_CHUNK=1) the random arrays (up to 100 elements, a tenth of them special
+# values) move between the two within one array: a chunk run again, then one-order chunks.
+for only in _array lanes_; do
+    ONLY=$only run "chunk-1$only" gcc "-O2 -march=x86-64-v3 -DAETHER_LANES_CHUNK=1"
+done
+# Its negative control: a chunk's one-order result kept whatever its lanes end with. The
+# corpus's spurious-overflow cases in a vector block see it (both compilers).
+for cc in gcc clang; do
+    set +e
+    make -s -C c_core/check check CC=$cc CFLAGS="-O2 -march=x86-64-v3 -DAETHER_UNSAFE_LANES_NO_RECHECK" \
+        BUILD="$tmp/no-recheck-$cc" CHECKFLAGS="--control-expected --no-selftest" >"$tmp/no-recheck-$cc.txt" 2>&1
+    status=$?
+    set -e
+    line=$(grep '^aether_check: control: .* mismatches as expected' "$tmp/no-recheck-$cc.txt" || true)
+    if [ "$status" -ne 0 ] || [ -z "$line" ] || ! grep -q 'MISMATCH aether_f64_sum_array' "$tmp/no-recheck-$cc.txt"; then
+        tail -5 "$tmp/no-recheck-$cc.txt" >&2
+        echo "c-random: FAILED: the corpus does not see the array sums' one-order chunks kept without their check ($cc)" >&2
+        exit 1
+    fi
+    echo "c-random: negative control ($cc -O2 -march=x86-64-v3 -DAETHER_UNSAFE_LANES_NO_RECHECK): $(echo "$line" | cut -d: -f3-) ($(grep -c '^  MISMATCH' "$tmp/no-recheck-$cc.txt") cases: $(grep '^  MISMATCH' "$tmp/no-recheck-$cc.txt" | awk '{print $2}' | sort -u | tr '\n' ' '))"
+done
 
 # Negative control: the guards disabled under contraction; the random mode alone must see it.
 set +e

@@ -408,7 +408,7 @@ fn instance(spec: &Spec, fam: &Family, shape: &Shape, elem: Option<&ElemType>) -
 /// Drops the named steps no result reads (a called family's other results:
 /// `sincos(a).x` leaves the cosine's steps unread) and renumbers the rest,
 /// so no core prints a step nothing uses.
-fn prune_temps(temps: Vec<Temp>, mut outputs: Vec<Expr>) -> (Vec<Temp>, Vec<Expr>) {
+pub(crate) fn prune_temps(temps: Vec<Temp>, mut outputs: Vec<Expr>) -> (Vec<Temp>, Vec<Expr>) {
     let mut used = vec![false; temps.len()];
     let mark = |e: &Expr, used: &mut Vec<bool>| {
         e.visit(&mut |n| {

@@ -803,6 +803,10 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
             body.push(format!("{} unsigned rounds[{}] = {{ {} }};", dialect.table, rounds.len(), rounds.join(", ")));
             body.push(format!("{pair} v[{lanes}];"));
             body.push("unsigned r, i;".into());
+            // The C core (guarded operators) adds the vector path of the halving rounds.
+            if let (true, Arith::Operators { guard: true }) = (halving(&red.rounds), &dialect.arith) {
+                body.extend(super::c_simd::butterfly_body(model, &model.lowered(), elem).unwrap_or_default());
+            }
             body.push(format!("for (i = 0; i < {lanes}u; ++i) v[i] = lanes[i];"));
             if halving(&red.rounds) {
                 // Only lane 0 is returned, and rounds that halve down to 1 let lane i < m of the
