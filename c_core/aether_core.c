@@ -2683,14 +2683,14 @@ AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec
     const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
     const aether_item_f32x8 aether_v4 = aether_item_product_f32x8(aether_v0, aether_v3);
     const aether_item_f32x8 aether_v5 = aether_item_product_f32x8(aether_v1, aether_v3);
-    const aether_item_f32x8 aether_v6 = __builtin_shufflevector(aether_v4, aether_v5, 0, 8, 1, 9, 4, 12, 5, 13);
-    const aether_item_f32x8 aether_v7 = __builtin_shufflevector(aether_v4, aether_v5, 2, 10, 3, 11, 6, 14, 7, 15);
-    const aether_item_f32x8 aether_v8 = __builtin_shufflevector(aether_v6, aether_v6, 2, 3, 0, 1, 6, 7, 4, 5);
-    const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v7, aether_v7, 2, 3, 0, 1, 6, 7, 4, 5);
+    const aether_item_f32x8 aether_v6 = __builtin_shufflevector(aether_v4, aether_v5, 0, 1, 8, 9, 4, 5, 12, 13);
+    const aether_item_f32x8 aether_v7 = __builtin_shufflevector(aether_v4, aether_v5, 2, 3, 10, 11, 6, 7, 14, 15);
+    const aether_item_f32x8 aether_v8 = __builtin_shufflevector(aether_v6, aether_v6, 1, 1, 3, 3, 5, 5, 7, 7);
+    const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v7, aether_v7, 1, 1, 3, 3, 5, 5, 7, 7);
     const aether_item_f32x8 aether_v10 = aether_v6 + aether_v8;
     const aether_item_f32x8 aether_v11 = aether_v7 + aether_v10;
     const aether_item_f32x8 aether_v12 = aether_v9 + aether_v11;
-    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 1, 5);
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 2, 6);
     aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v13);
     return out;
     #else
