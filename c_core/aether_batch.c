@@ -5257,17 +5257,16 @@ static inline aether_quatf aether_quatf_mul_batch_item(const aether_quatf *aethe
     const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2, aether_v1);
     const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
     const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
-    const aether_item_i32x4 aether_v6 = {INT32_MIN, 0, INT32_MIN, 0};
-    const aether_item_f32x4 aether_v7 = aether_v3 + aether_item_signed_product_f32x4(aether_v4, aether_v5, aether_v6);
-    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
-    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
-    const aether_item_i32x4 aether_v10 = {INT32_MIN, 0, 0, INT32_MIN};
-    const aether_item_f32x4 aether_v11 = aether_v7 + aether_item_signed_product_f32x4(aether_v8, aether_v9, aether_v10);
-    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
-    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
-    const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
-    const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_signed_product_f32x4(aether_v12, aether_v13, aether_v14);
-    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v15);
+    const aether_item_f32x4 aether_v6 = aether_item_addsub_f32x4(aether_v3, aether_item_product_f32x4(aether_v4, aether_v5));
+    const aether_item_f32x4 aether_v7 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i32x4 aether_v9 = {INT32_MIN, 0, 0, INT32_MIN};
+    const aether_item_f32x4 aether_v10 = aether_v6 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v7, aether_v9), aether_v8);
+    const aether_item_f32x4 aether_v11 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i32x4 aether_v13 = {INT32_MIN, INT32_MIN, 0, 0};
+    const aether_item_f32x4 aether_v14 = aether_v10 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v11, aether_v13), aether_v12);
+    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v14);
     return out;
     #else
     aether_quatf out;

@@ -1527,16 +1527,17 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 #    define aether_item_product_f32x4(a, b) ((a) * (b))
 #    define aether_item_product_f64x4(a, b) ((a) * (b))
 #    define aether_item_product_f32x1(a, b) ((a) * (b))
-#    define aether_item_signed_product_f32x4(a, b, sign) ((aether_item_f32x4)((aether_item_i32x4)((a) * (b)) ^ (sign)))
 #  else
 /* Each product pinned in its register (AETHER_PIN_VECTOR: the forms are AVX code). */
 #    define aether_item_product_f32x8(a, b) AETHER_PIN_VECTOR(aether_item_f32x8, (a) * (b))
 #    define aether_item_product_f32x4(a, b) AETHER_PIN_VECTOR(aether_item_f32x4, (a) * (b))
 #    define aether_item_product_f64x4(a, b) AETHER_PIN_VECTOR(aether_item_f64x4, (a) * (b))
 #    define aether_item_product_f32x1(a, b) AETHER_PIN_VECTOR(float, (a) * (b))
-#    define aether_item_signed_product_f32x4(a, b, sign) \
-        ((aether_item_f32x4)((aether_item_i32x4)aether_item_product_f32x4((a), (b)) ^ (sign)))
 #  endif
+/* x with the sign bits of the lanes set in sign flipped; s - p in the even lanes and s + p in the
+   odd ones (x86's addsubps: AVX has it). */
+#  define aether_item_flip_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))
+#  define aether_item_addsub_f32x4(s, p) ((aether_item_f32x4)__builtin_ia32_addsubps((s), (p)))
 typedef char aether_quatf_packed_for_item_forms[sizeof(aether_quatf) == 4u * sizeof(float) ? 1 : -1];
 typedef char aether_mat4f_packed_for_item_forms[sizeof(aether_mat4f) == 16u * sizeof(float) ? 1 : -1];
 typedef char aether_vec4f_packed_for_item_forms[sizeof(aether_vec4f) == 4u * sizeof(float) ? 1 : -1];
@@ -2527,17 +2528,16 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b
     const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2, aether_v1);
     const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
     const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
-    const aether_item_i32x4 aether_v6 = {INT32_MIN, 0, INT32_MIN, 0};
-    const aether_item_f32x4 aether_v7 = aether_v3 + aether_item_signed_product_f32x4(aether_v4, aether_v5, aether_v6);
-    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
-    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
-    const aether_item_i32x4 aether_v10 = {INT32_MIN, 0, 0, INT32_MIN};
-    const aether_item_f32x4 aether_v11 = aether_v7 + aether_item_signed_product_f32x4(aether_v8, aether_v9, aether_v10);
-    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
-    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
-    const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
-    const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_signed_product_f32x4(aether_v12, aether_v13, aether_v14);
-    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v15);
+    const aether_item_f32x4 aether_v6 = aether_item_addsub_f32x4(aether_v3, aether_item_product_f32x4(aether_v4, aether_v5));
+    const aether_item_f32x4 aether_v7 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i32x4 aether_v9 = {INT32_MIN, 0, 0, INT32_MIN};
+    const aether_item_f32x4 aether_v10 = aether_v6 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v7, aether_v9), aether_v8);
+    const aether_item_f32x4 aether_v11 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i32x4 aether_v13 = {INT32_MIN, INT32_MIN, 0, 0};
+    const aether_item_f32x4 aether_v14 = aether_v10 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v11, aether_v13), aether_v12);
+    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v14);
     return out;
     #else
     aether_quatf out;
