@@ -5282,12 +5282,35 @@ static inline aether_quatd aether_quatd_mul_batch_item(const aether_quatd *aethe
 {
     const aether_quatd a = *aether_a;
     const aether_quatd b = *aether_b;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_quatd out;
+    aether_item_f64x4 aether_v0;
+    aether_item_load32_f64x4(aether_v0, (const char *)&a + 0u * sizeof(double));
+    aether_item_f64x4 aether_v1;
+    aether_item_load32_f64x4(aether_v1, (const char *)&b + 0u * sizeof(double));
+    const aether_item_f64x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
+    const aether_item_f64x4 aether_v3 = aether_item_product_f64x4(aether_v2, aether_v1);
+    const aether_item_f64x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
+    const aether_item_f64x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
+    const aether_item_f64x4 aether_v6 = aether_item_addsub_f64x4(aether_v3, aether_item_product_f64x4(aether_v4, aether_v5));
+    const aether_item_f64x4 aether_v7 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f64x4 aether_v8 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i64x4 aether_v9 = {INT64_MIN, 0, 0, INT64_MIN};
+    const aether_item_f64x4 aether_v10 = aether_v6 + aether_item_product_f64x4(aether_item_flip_f64x4(aether_v7, aether_v9), aether_v8);
+    const aether_item_f64x4 aether_v11 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f64x4 aether_v12 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i64x4 aether_v13 = {INT64_MIN, INT64_MIN, 0, 0};
+    const aether_item_f64x4 aether_v14 = aether_v10 + aether_item_product_f64x4(aether_item_flip_f64x4(aether_v11, aether_v13), aether_v12);
+    memcpy((char *)&out + 0u * sizeof(double), &aether_v14, sizeof aether_v14);
+    return out;
+    #else
     aether_quatd out;
     out.w = (((aether_product_vec_f64((a.w * b.w)) - aether_product_vec_f64((a.x * b.x))) - aether_product_vec_f64((a.y * b.y))) - aether_product_vec_f64((a.z * b.z)));
     out.x = (((aether_product_vec_f64((a.w * b.x)) + aether_product_vec_f64((a.x * b.w))) + aether_product_vec_f64((a.y * b.z))) - aether_product_vec_f64((a.z * b.y)));
     out.y = (((aether_product_vec_f64((a.w * b.y)) - aether_product_vec_f64((a.x * b.z))) + aether_product_vec_f64((a.y * b.w))) + aether_product_vec_f64((a.z * b.x)));
     out.z = (((aether_product_vec_f64((a.w * b.z)) + aether_product_vec_f64((a.x * b.y))) - aether_product_vec_f64((a.y * b.x))) + aether_product_vec_f64((a.z * b.w)));
     return out;
+    #endif
 }
 
 static inline aether_quatf aether_quatf_conjugate_batch_item(const aether_quatf *aether_a)

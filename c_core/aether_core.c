@@ -1535,10 +1535,13 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 #    define aether_item_product_f32x1(a, b) AETHER_PIN_VECTOR(float, (a) * (b))
 #  endif
 /* x with the sign bits of the lanes set in sign flipped; s - p in the even lanes and s + p in the
-   odd ones (x86's addsubps: AVX has it). */
+   odd ones (x86's addsubps and addsubpd: AVX has them). */
 #  define aether_item_flip_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))
 #  define aether_item_addsub_f32x4(s, p) ((aether_item_f32x4)__builtin_ia32_addsubps((s), (p)))
+#  define aether_item_flip_f64x4(x, sign) ((aether_item_f64x4)((aether_item_i64x4)(x) ^ (sign)))
+#  define aether_item_addsub_f64x4(s, p) ((aether_item_f64x4)__builtin_ia32_addsubpd256((s), (p)))
 typedef char aether_quatf_packed_for_item_forms[sizeof(aether_quatf) == 4u * sizeof(float) ? 1 : -1];
+typedef char aether_quatd_packed_for_item_forms[sizeof(aether_quatd) == 4u * sizeof(double) ? 1 : -1];
 typedef char aether_mat4f_packed_for_item_forms[sizeof(aether_mat4f) == 16u * sizeof(float) ? 1 : -1];
 typedef char aether_vec4f_packed_for_item_forms[sizeof(aether_vec4f) == 4u * sizeof(float) ? 1 : -1];
 typedef char aether_mat4d_packed_for_item_forms[sizeof(aether_mat4d) == 16u * sizeof(double) ? 1 : -1];
@@ -2551,12 +2554,35 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
 {
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_quatd out;
+    aether_item_f64x4 aether_v0;
+    aether_item_load32_f64x4(aether_v0, (const char *)&a + 0u * sizeof(double));
+    aether_item_f64x4 aether_v1;
+    aether_item_load32_f64x4(aether_v1, (const char *)&b + 0u * sizeof(double));
+    const aether_item_f64x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
+    const aether_item_f64x4 aether_v3 = aether_item_product_f64x4(aether_v2, aether_v1);
+    const aether_item_f64x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
+    const aether_item_f64x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
+    const aether_item_f64x4 aether_v6 = aether_item_addsub_f64x4(aether_v3, aether_item_product_f64x4(aether_v4, aether_v5));
+    const aether_item_f64x4 aether_v7 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f64x4 aether_v8 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i64x4 aether_v9 = {INT64_MIN, 0, 0, INT64_MIN};
+    const aether_item_f64x4 aether_v10 = aether_v6 + aether_item_product_f64x4(aether_item_flip_f64x4(aether_v7, aether_v9), aether_v8);
+    const aether_item_f64x4 aether_v11 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f64x4 aether_v12 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i64x4 aether_v13 = {INT64_MIN, INT64_MIN, 0, 0};
+    const aether_item_f64x4 aether_v14 = aether_v10 + aether_item_product_f64x4(aether_item_flip_f64x4(aether_v11, aether_v13), aether_v12);
+    memcpy((char *)&out + 0u * sizeof(double), &aether_v14, sizeof aether_v14);
+    return out;
+    #else
     aether_quatd out;
     out.w = (((aether_product_vec_f64((a.w * b.w)) - aether_product_vec_f64((a.x * b.x))) - aether_product_vec_f64((a.y * b.y))) - aether_product_vec_f64((a.z * b.z)));
     out.x = (((aether_product_vec_f64((a.w * b.x)) + aether_product_vec_f64((a.x * b.w))) + aether_product_vec_f64((a.y * b.z))) - aether_product_vec_f64((a.z * b.y)));
     out.y = (((aether_product_vec_f64((a.w * b.y)) - aether_product_vec_f64((a.x * b.z))) + aether_product_vec_f64((a.y * b.w))) + aether_product_vec_f64((a.z * b.x)));
     out.z = (((aether_product_vec_f64((a.w * b.z)) + aether_product_vec_f64((a.x * b.y))) - aether_product_vec_f64((a.y * b.x))) + aether_product_vec_f64((a.z * b.w)));
     return out;
+    #endif
 }
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_conjugate(aether_quatf a)

@@ -16,8 +16,10 @@
 //! contract's three sums (binary64: one row per four-lane vector, the
 //! products transposed by unpacks and half swaps). `aether_mat4f_mul` takes
 //! two rows of the result per vector: each row of `b` twice times `a`'s
-//! entries broadcast, summed in the contract's order. `aether_quatf_mul`
-//! adds each term with its sign bits flipped where the contract subtracts.
+//! entries broadcast, summed in the contract's order. `aether_quatf_mul` and
+//! `aether_quatd_mul` subtract their first signed term with x86's addsub and
+//! add the others with their broadcast operand's sign bits flipped where the
+//! contract subtracts.
 //! The adjugates' plan is built from their trees ([`adjugate`], [`lanes`]):
 //! each group of eight components is one 8-lane vector whose operands are
 //! shuffles of the matrix's entries (the products of each cofactor, their
@@ -293,14 +295,16 @@ impl<'a> Plan<'a> {
                 Expr::Bin(if negate[i] { BinOp::Sub } else { BinOp::Add }, Box::new(s.lanes[i].clone()), Box::new(p))
             })
             .collect();
+        let (t, bits) = (self.t, if self.t == "f64" { 64 } else { 32 });
         if n == 4 && negate == [true, false, true, false] {
-            return self.bind(lanes, format!("aether_item_addsub_f32x4({}, aether_item_product_f32x4({}, {}))", s.name, x.name, y.name));
+            return self.bind(lanes, format!("aether_item_addsub_{t}x4({}, aether_item_product_{t}x4({}, {}))", s.name, x.name, y.name));
         }
-        let mask: Vec<&str> = negate.iter().map(|&x| if x { "INT32_MIN" } else { "0" }).collect();
+        let min = format!("INT{bits}_MIN");
+        let mask: Vec<&str> = negate.iter().map(|&x| if x { min.as_str() } else { "0" }).collect();
         let name = format!("aether_v{}", self.n);
         self.n += 1;
-        self.lines.push(format!("const aether_item_i32x{n} {name} = {{{}}};", mask.join(", ")));
-        self.bind(lanes, format!("{} + aether_item_product_f32x{n}(aether_item_flip_f32x{n}({}, {name}), {})", s.name, x.name, y.name))
+        self.lines.push(format!("const aether_item_i{bits}x{n} {name} = {{{}}};", mask.join(", ")));
+        self.bind(lanes, format!("{} + aether_item_product_{t}x{n}(aether_item_flip_{t}x{n}({}, {name}), {})", s.name, x.name, y.name))
     }
 
     /// Stores `v` as result components `first..`.
@@ -651,7 +655,7 @@ pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
         match (elem.bits, words(&f.params[0].kind), words(&f.params[1].kind), words(&f.ret)) {
             (32, 16, 4, 4) => mul_vec(f, elem),
             (32, 16, 16, 16) => mat_mul(f, elem),
-            (32, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem)?,
+            (32 | 64, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem)?,
             (64, 16, 4, 4) => mul_vec_f64(f, elem),
             _ => return None,
         }
@@ -749,9 +753,11 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "#    define aether_item_product_f32x1(a, b) AETHER_PIN_VECTOR(float, (a) * (b))".into(),
         "#  endif".into(),
         "/* x with the sign bits of the lanes set in sign flipped; s - p in the even lanes and s + p in the".into(),
-        "   odd ones (x86's addsubps: AVX has it). */".into(),
+        "   odd ones (x86's addsubps and addsubpd: AVX has them). */".into(),
         "#  define aether_item_flip_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))".into(),
         "#  define aether_item_addsub_f32x4(s, p) ((aether_item_f32x4)__builtin_ia32_addsubps((s), (p)))".into(),
+        "#  define aether_item_flip_f64x4(x, sign) ((aether_item_f64x4)((aether_item_i64x4)(x) ^ (sign)))".into(),
+        "#  define aether_item_addsub_f64x4(s, p) ((aether_item_f64x4)__builtin_ia32_addsubpd256((s), (p)))".into(),
     ];
     let mut packed: Vec<String> = Vec::new();
     for f in lowered.iter().filter(|f| form(model, f).is_some()) {
@@ -787,6 +793,7 @@ mod tests {
             with,
             [
                 "aether_quatf_mul",
+                "aether_quatd_mul",
                 "aether_mat4f_mul_vec",
                 "aether_mat4d_mul_vec",
                 "aether_mat4f_mul",
@@ -921,6 +928,7 @@ mod tests {
         let (_, c) = super::super::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
         for name in [
             "aether_quatf_mul",
+            "aether_quatd_mul",
             "aether_mat4f_mul_vec",
             "aether_mat4d_mul_vec",
             "aether_mat4f_mul",
@@ -934,7 +942,7 @@ mod tests {
             assert_eq!(body.matches("return out;").count(), 2, "{name}: the form and the scalar body each return");
             let guards = body.matches("aether_item_product_f").count();
             let products = match name {
-                "aether_quatf_mul" | "aether_mat4d_mul_vec" => 4,
+                "aether_quatf_mul" | "aether_quatd_mul" | "aether_mat4d_mul_vec" => 4,
                 "aether_mat4f_mul_vec" => 2,
                 // Four 8-lane products (two per cofactor, its sign, the reciprocal), three
                 // scalar ones for the determinant (its cofactors are lanes of the vector's)
@@ -949,7 +957,7 @@ mod tests {
             // A struct of four binary32 elements in registers (quatf_mul's
             // arguments and result, mat4f_mul_vec's vector and result) moves by
             // its 8-byte halves; what arrives in memory (the matrices' rows,
-            // mat4d_mul_vec's vec4d) is read whole.
+            // mat4d_mul_vec's vec4d, quatd_mul's quaternions) is read whole.
             let (loads, stores) = match name {
                 "aether_quatf_mul" => (2, 1),
                 "aether_mat4f_mul_vec" => (1, 1),
