@@ -461,12 +461,12 @@ static __inline__ void aether_pairf_neumaier_add_x8_one_order(aether_pairfx8 *ae
 static __inline__ int aether_pairfx8_finite(const aether_pairfx8 *p, unsigned count)
 {
     unsigned v, k;
-    int32_t off = 0;
+    int32_t all = -1;
     for (v = 0; v < count; ++v) {
-        const aether_i32x8 e = (((aether_i32x8)p[v].hi & (int32_t)0x7f800000) == (int32_t)0x7f800000) | (((aether_i32x8)p[v].comp & (int32_t)0x7f800000) == (int32_t)0x7f800000);
-        for (k = 0; k < 8u; ++k) off |= e[k];
+        const aether_i32x8 e = (((aether_i32x8)(p[v].hi) & (int32_t)0x7f800000) != (int32_t)0x7f800000) & (((aether_i32x8)(p[v].comp) & (int32_t)0x7f800000) != (int32_t)0x7f800000);
+        for (k = 0; k < 8u; ++k) all &= e[k];
     }
-    return off == 0;
+    return all != 0;
 }
 typedef double aether_f64x4 __attribute__((vector_size(32)));
 typedef int64_t aether_i64x4 __attribute__((vector_size(32)));
@@ -546,12 +546,12 @@ static __inline__ void aether_paird_neumaier_add_x4_one_order(aether_pairdx4 *ae
 static __inline__ int aether_pairdx4_finite(const aether_pairdx4 *p, unsigned count)
 {
     unsigned v, k;
-    int64_t off = 0;
+    int64_t all = -1;
     for (v = 0; v < count; ++v) {
-        const aether_i64x4 e = (((aether_i64x4)p[v].hi & (int64_t)0x7ff0000000000000) == (int64_t)0x7ff0000000000000) | (((aether_i64x4)p[v].comp & (int64_t)0x7ff0000000000000) == (int64_t)0x7ff0000000000000);
-        for (k = 0; k < 4u; ++k) off |= e[k];
+        const aether_i64x4 e = (((aether_i64x4)(p[v].hi) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000) & (((aether_i64x4)(p[v].comp) & (int64_t)0x7ff0000000000000) != (int64_t)0x7ff0000000000000);
+        for (k = 0; k < 4u; ++k) all &= e[k];
     }
-    return off == 0;
+    return all != 0;
 }
 #endif
 

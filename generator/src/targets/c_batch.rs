@@ -151,12 +151,12 @@ impl Spelling for Vector<'_> {
     }
     fn call(&self, b: Builtin, args: &[String], elem: &ElemType) -> String {
         let (m, bits) = (mask_type(elem), elem.bits);
-        let (sign, exp) = if bits == 32 { ("0x7fffffff", "0x7f800000") } else { ("0x7fffffffffffffff", "0x7ff0000000000000") };
+        let sign = if bits == 32 { "0x7fffffff" } else { "0x7fffffffffffffff" };
         let word = format!("(int{bits}_t){sign}");
         let x = &args[0];
         match b {
             Builtin::Fabs => format!("(({})(({m})({x}) & {word}))", elem.c_type),
-            Builtin::IsFinite => format!("((({m})({x}) & (int{bits}_t){exp}) != (int{bits}_t){exp})"),
+            Builtin::IsFinite => super::c_simd::finite_lanes(elem, x),
             Builtin::Barrier => format!("{}({x})", barrier_name(elem)),
             Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{}({})", b.name(), elem.name, args.join(", ")),
             Builtin::Sqrt | Builtin::Hypot | Builtin::Fma => unreachable!("refused by `vectorises`"),

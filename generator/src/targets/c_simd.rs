@@ -46,6 +46,15 @@ pub fn mask_type(v: &ElemType) -> String {
     format!("aether_i{}x{}", v.bits, VECTOR_BYTES * 8 / v.bits)
 }
 
+/// `x`'s lanes that are finite, as a mask of vector type `v`: the exponent
+/// bits not all set, tested on the bits (no option of the compiler's folds an
+/// integer test). The lanes kernels' chunks and the batches' `isfinite`.
+pub fn finite_lanes(v: &ElemType, x: &str) -> String {
+    let (m, bits) = (mask_type(v), v.bits);
+    let exp = if bits == 32 { "0x7f800000" } else { "0x7ff0000000000000" };
+    format!("((({m})({x}) & (int{bits}_t){exp}) != (int{bits}_t){exp})")
+}
+
 /// The reduction's step of element type `t`, when it can be printed with
 /// vector types: straight-line arithmetic, barriers and fmin/fmax (no
 /// choice or comparison, which C spells differently for vectors).
@@ -260,21 +269,20 @@ pub fn helpers(model: &Model, lowered: &[Function]) -> Vec<Helper> {
         if print_step(&one, &one_order_name(model, step, width), &mut lines).is_none() {
             return Vec::new();
         }
-        // Finite: the exponent bits not all set, tested on the bits (no option of the compiler's
-        // folds an integer test).
-        let exp = if t.bits == 32 { "0x7f800000" } else { "0x7ff0000000000000" };
         lines.push(format!("/* Whether every lane of p[0..count) is finite, {hi} and {lo} alike. */"));
         lines.push(format!("static __inline__ int {}(const {pair} *p, unsigned count)", finite_name(&pair)));
         lines.push("{".into());
         lines.push("    unsigned v, k;".into());
-        lines.push(format!("    {word} off = 0;"));
+        lines.push(format!("    {word} all = -1;"));
         lines.push("    for (v = 0; v < count; ++v) {".into());
         lines.push(format!(
-            "        const {m} e = ((({m})p[v].{hi} & ({word}){exp}) == ({word}){exp}) | ((({m})p[v].{lo} & ({word}){exp}) == ({word}){exp});"
+            "        const {m} e = {} & {};",
+            finite_lanes(&v, &format!("p[v].{hi}")),
+            finite_lanes(&v, &format!("p[v].{lo}"))
         ));
-        lines.push(format!("        for (k = 0; k < {width}u; ++k) off |= e[k];"));
+        lines.push(format!("        for (k = 0; k < {width}u; ++k) all &= e[k];"));
         lines.push("    }".into());
-        lines.push("    return off == 0;".into());
+        lines.push("    return all != 0;".into());
         lines.push("}".into());
     }
     if !printed {
@@ -513,6 +521,8 @@ mod tests {
             assert!(body.contains(&format!("for (q = 0; q < {}", rounds[1])), "{t}: {body}");
             assert!(body.contains(&format!("for (q = 0; q < {}", rounds[2])), "{t}: {body}");
             assert!(body.contains(first_scalar), "{t}: {body}");
+            let merges = body.lines().filter(|l| l.contains("(&vec[q], &vec[q], &vec[q + ")).count();
+            assert_eq!(merges, if t == "f32" { 2 } else { 3 }, "{t}: one vector merge per round whole vectors apart");
         }
     }
 
