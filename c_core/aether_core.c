@@ -1512,6 +1512,7 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 #  if defined(AETHER_HEADER_ONLY)
 #    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))
 #    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))
+#    define aether_item_twice_halves_f32x4(v) {(v)[0], (v)[1], (v)[2], (v)[3], (v)[0], (v)[1], (v)[2], (v)[3]}
 #  else
 #    define aether_item_load_halves_f32x4(v, p) do { aether_item_f32x2 aether_lo_, aether_hi_; \
          memcpy(&aether_lo_, (p), 8); memcpy(&aether_hi_, (p) + 8, 8); \
@@ -1520,6 +1521,7 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
          const aether_item_f32x2 aether_lo_ = __builtin_shufflevector((v), (v), 0, 1); \
          const aether_item_f32x2 aether_hi_ = __builtin_shufflevector((v), (v), 2, 3); \
          memcpy((p), &aether_lo_, 8); memcpy((p) + 8, &aether_hi_, 8); } while (0)
+#    define aether_item_twice_halves_f32x4(v) __builtin_shufflevector((v), (v), 0, 1, 2, 3, 0, 1, 2, 3)
 #  endif
 #  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \
       || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)
@@ -2712,7 +2714,7 @@ AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec
     aether_item_load32_f32x8(aether_v1, (const char *)&m + 8u * sizeof(float));
     aether_item_f32x4 aether_v2;
     aether_item_load_halves_f32x4(aether_v2, (const char *)&v + 0u * sizeof(float));
-    const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
+    const aether_item_f32x8 aether_v3 = aether_item_twice_halves_f32x4(aether_v2);
     const aether_item_f32x8 aether_v4 = aether_item_product_f32x8(aether_v0, aether_v3);
     const aether_item_f32x8 aether_v5 = aether_item_product_f32x8(aether_v1, aether_v3);
     const aether_item_f32x8 aether_v6 = __builtin_shufflevector(aether_v4, aether_v5, 0, 1, 8, 9, 4, 5, 12, 13);
@@ -2838,16 +2840,16 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
     aether_mat4f out;
     aether_item_f32x4 aether_v0;
     memcpy(&aether_v0, (const char *)&b + 0u * sizeof(float), sizeof aether_v0);
-    const aether_item_f32x8 aether_v1 = __builtin_shufflevector(aether_v0, aether_v0, 0, 1, 2, 3, 0, 1, 2, 3);
+    const aether_item_f32x8 aether_v1 = {aether_v0[0], aether_v0[1], aether_v0[2], aether_v0[3], aether_v0[0], aether_v0[1], aether_v0[2], aether_v0[3]};
     aether_item_f32x4 aether_v2;
     memcpy(&aether_v2, (const char *)&b + 4u * sizeof(float), sizeof aether_v2);
-    const aether_item_f32x8 aether_v3 = __builtin_shufflevector(aether_v2, aether_v2, 0, 1, 2, 3, 0, 1, 2, 3);
+    const aether_item_f32x8 aether_v3 = {aether_v2[0], aether_v2[1], aether_v2[2], aether_v2[3], aether_v2[0], aether_v2[1], aether_v2[2], aether_v2[3]};
     aether_item_f32x4 aether_v4;
     memcpy(&aether_v4, (const char *)&b + 8u * sizeof(float), sizeof aether_v4);
-    const aether_item_f32x8 aether_v5 = __builtin_shufflevector(aether_v4, aether_v4, 0, 1, 2, 3, 0, 1, 2, 3);
+    const aether_item_f32x8 aether_v5 = {aether_v4[0], aether_v4[1], aether_v4[2], aether_v4[3], aether_v4[0], aether_v4[1], aether_v4[2], aether_v4[3]};
     aether_item_f32x4 aether_v6;
     memcpy(&aether_v6, (const char *)&b + 12u * sizeof(float), sizeof aether_v6);
-    const aether_item_f32x8 aether_v7 = __builtin_shufflevector(aether_v6, aether_v6, 0, 1, 2, 3, 0, 1, 2, 3);
+    const aether_item_f32x8 aether_v7 = {aether_v6[0], aether_v6[1], aether_v6[2], aether_v6[3], aether_v6[0], aether_v6[1], aether_v6[2], aether_v6[3]};
     aether_item_f32x8 aether_v8;
     aether_item_load32_f32x8(aether_v8, (const char *)&a + 0u * sizeof(float));
     const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v8, aether_v8, 0, 0, 0, 0, 4, 4, 4, 4);
