@@ -99,10 +99,13 @@ fn expand(f: &Function, e: &Expr) -> Expr {
     e.clone().map(&mut |n| if let Expr::Temp(i) = n { expand(f, &f.temps[i].expr) } else { n })
 }
 
-/// Whether `ab` and `ba` are Knuth's two-sum residual of one sum in both operand orders:
-/// `ab = (x - (t - (t - x))) + (y - (t - x))` and `ba` the same with x and y exchanged, where
-/// t is `x + y` or `y + x` (IEEE sums commute exactly), through a barrier or not.
-fn two_sum_orders(ab: &Expr, ba: &Expr) -> bool {
+/// The operands `(x, y)` where `ab` and `ba` are Knuth's two-sum residual of one sum in both
+/// operand orders: `ab = (x - (t - (t - x))) + (y - (t - x))` and `ba` the same with x and y
+/// exchanged, where t is `x + y` or `y + x` (IEEE sums commute exactly), through a barrier or
+/// not. The pattern is the premise of the one-order step, not a second statement of the
+/// contract: if the spec's residual changes, it stops matching and the vectors keep the whole
+/// step. The premise tests (`one_order_premise`) evaluate the spec's own trees that it matched.
+fn two_sum_orders(ab: &Expr, ba: &Expr) -> Option<(Expr, Expr)> {
     use crate::dsl::BinOp::{Add, Sub};
     fn bin(op: crate::dsl::BinOp, a: &Expr, b: &Expr) -> Expr {
         Expr::Bin(op, Box::new(a.clone()), Box::new(b.clone()))
@@ -112,16 +115,32 @@ fn two_sum_orders(ab: &Expr, ba: &Expr) -> bool {
         bin(Add, &bin(Sub, x, &bin(Sub, t, &bv)), &bin(Sub, y, &bv))
     };
     // The shape gives x, y and t: ab = (x - (t - bv)) + (y - bv).
-    let Expr::Bin(Add, l, r) = ab else { return false };
-    let (Expr::Bin(Sub, x, _), Expr::Bin(Sub, y, _)) = (&**l, &**r) else { return false };
-    let Expr::Bin(Sub, _, bv) = &**r else { return false };
-    let Expr::Bin(Sub, t, _) = &**bv else { return false };
+    let Expr::Bin(Add, l, r) = ab else { return None };
+    let (Expr::Bin(Sub, x, _), Expr::Bin(Sub, y, _)) = (&**l, &**r) else { return None };
+    let Expr::Bin(Sub, _, bv) = &**r else { return None };
+    let Expr::Bin(Sub, t, _) = &**bv else { return None };
     let sum = match &**t {
         Expr::Call(Builtin::Barrier, a) if a.len() == 1 => &a[0],
         s => s,
     };
     let is_sum = *sum == bin(Add, x, y) || *sum == bin(Add, y, x);
-    is_sum && *ab == residual(x, y, t) && *ba == residual(y, x, t)
+    (x != y && is_sum && *ab == residual(x, y, t) && *ba == residual(y, x, t)).then(|| ((**x).clone(), (**y).clone()))
+}
+
+/// The operands of the step's one fmax, its temps expanded (the two residuals that
+/// [`one_order_step`] matches); None where the step has not exactly one fmin or fmax.
+fn step_residuals(step: &Function) -> Option<(Expr, Expr)> {
+    let mut found = Vec::new();
+    for e in step.exprs() {
+        e.visit(&mut |n| {
+            if let Expr::Call(b @ (Builtin::Fmin | Builtin::Fmax), args) = n {
+                found.push((*b, args.clone()));
+            }
+        });
+    }
+    let [(Builtin::Fmax, args)] = found.as_slice() else { return None };
+    let [ab, ba] = args.as_slice() else { return None };
+    Some((expand(step, ab), expand(step, ba)))
 }
 
 /// The reduction's step with its two-sum residual in one operand order: the step's one fmax,
@@ -138,19 +157,8 @@ fn two_sum_orders(ab: &Expr, ba: &Expr) -> bool {
 /// chunk's one-order result only where every lane ends finite, and otherwise runs the chunk
 /// again with the whole step. None where the step has not that one fmax.
 fn one_order_step(step: &Function) -> Option<Function> {
-    let mut minmax = Vec::new();
-    for e in step.exprs() {
-        e.visit(&mut |n| {
-            if let Expr::Call(b @ (Builtin::Fmin | Builtin::Fmax), args) = n {
-                minmax.push((*b, args.clone()));
-            }
-        });
-    }
-    let [(Builtin::Fmax, args)] = minmax.as_slice() else { return None };
-    let [ab, ba] = args.as_slice() else { return None };
-    if !two_sum_orders(&expand(step, ab), &expand(step, ba)) {
-        return None;
-    }
+    let (ab, ba) = step_residuals(step)?;
+    two_sum_orders(&ab, &ba)?;
     let mut f = step.clone();
     f.map_exprs(&mut |e| match e {
         Expr::Call(Builtin::Fmax, mut args) if args.len() == 2 => args.swap_remove(0),
@@ -539,17 +547,11 @@ mod tests {
             one.exprs().for_each(|e| e.visit(&mut |n| calls += usize::from(matches!(n, Expr::Call(Builtin::Fmax | Builtin::Fmin, _)))));
             assert_eq!(calls, 0);
             assert!(one.temps.len() < step.temps.len(), "the second order's operations are dropped");
-            let mut operands = Vec::new();
-            step.exprs().for_each(|e| {
-                e.visit(&mut |n| {
-                    if let Expr::Call(Builtin::Fmax, a) = n {
-                        operands = a.iter().map(|x| expand(step, x)).collect();
-                    }
-                })
-            });
-            let [ab, ba] = operands.as_slice() else { panic!("one fmax of two operands") };
-            assert!(two_sum_orders(ab, ba));
-            assert!(!two_sum_orders(ab, ab) && !two_sum_orders(ba, ba), "one order twice");
+            let (ab, ba) = step_residuals(step).expect("one fmax of two operands");
+            let (x, y) = two_sum_orders(&ab, &ba).expect("the residual in both orders");
+            assert_ne!(x, y);
+            let (ab, ba) = (&ab, &ba);
+            assert!(two_sum_orders(ab, ab).is_none() && two_sum_orders(ba, ba).is_none(), "one order twice");
         }
     }
 }
@@ -558,9 +560,50 @@ mod tests {
 /// the first order is finite, the second order gives the same number or NaN, never +inf, so
 /// fmax of the two is the first. Exhaustively over small binary formats (round to nearest, ties
 /// to even, subnormals, overflow to infinity), and on binary32 and binary64 near the top of their
-/// range, where the spurious overflows live.
+/// range, where the spurious overflows live. Each test evaluates the spec's own residual trees,
+/// the ones the generator matched (`spec_residuals`), so the premise shown is that of the code
+/// the kernels run, not of a formula written here again.
 #[cfg(test)]
 mod one_order_premise {
+    use crate::dsl::BinOp;
+    use crate::model::{Builtin, Expr};
+
+    /// For each element type, the spec's two residuals as [`super::one_order_step`] matched
+    /// them, and their operands x and y.
+    fn spec_residuals() -> Vec<(String, Expr, Expr, Expr, Expr)> {
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let lowered = m.lowered();
+        m.spec
+            .types
+            .iter()
+            .map(|t| {
+                let step = super::vector_step(&m, &lowered, t).expect("a vector step");
+                let (ab, ba) = super::step_residuals(step).expect("the step's fmax");
+                let (x, y) = super::two_sum_orders(&ab, &ba).expect("the two-sum residual in both orders");
+                (t.name.clone(), ab, ba, x, y)
+            })
+            .collect()
+    }
+
+    /// `e` evaluated with x as `a` and y as `b`, by the arithmetic `add` and `sub` (a barrier
+    /// is the identity): the spec's tree itself, not a copy of its formula.
+    fn eval<T: Copy>(e: &Expr, (x, y): (&Expr, &Expr), (a, b): (T, T), add: &dyn Fn(T, T) -> T, sub: &dyn Fn(T, T) -> T) -> T {
+        match e {
+            e if e == x => a,
+            e if e == y => b,
+            Expr::Bin(op, l, r) => {
+                let (l, r) = (eval(l, (x, y), (a, b), add, sub), eval(r, (x, y), (a, b), add, sub));
+                match op {
+                    BinOp::Add => add(l, r),
+                    BinOp::Sub => sub(l, r),
+                    other => panic!("the residual has only sums and differences, not {other:?}"),
+                }
+            }
+            Expr::Call(Builtin::Barrier, args) if args.len() == 1 => eval(&args[0], (x, y), (a, b), add, sub),
+            other => panic!("a leaf that is neither operand: {other:?}"),
+        }
+    }
+
     /// A value of a small binary format: a finite one as an integer count of its smallest
     /// subnormal, or an infinity, or NaN.
     #[derive(Clone, Copy, PartialEq, Debug)]
@@ -650,8 +693,10 @@ mod one_order_premise {
     #[test]
     fn one_order_premise_holds_in_every_small_binary_format() {
         let (mut pairs, mut first_nan, mut second_nan) = (0, 0, 0);
-        for (p, emin, emax) in [(2, -1, 2), (3, -2, 3), (4, -3, 4), (5, -2, 5), (6, -3, 3), (7, -2, 2)] {
+        let formats = [(2, -1, 2), (3, -2, 3), (4, -3, 4), (5, -2, 5), (6, -3, 3), (7, -2, 2)];
+        for ((_, ab_tree, ba_tree, x, y), (p, emin, emax)) in spec_residuals().iter().flat_map(|r| formats.iter().map(move |&f| (r, f))) {
             let f = Format { p, emin, emax };
+            let (add, sub) = (|a, b| f.add(a, b), |a, b| f.sub(a, b));
             let values = f.values();
             for &a in &values {
                 for &b in &values {
@@ -660,11 +705,7 @@ mod one_order_premise {
                         continue;
                     }
                     pairs += 1;
-                    let residual = |x: V, y: V| {
-                        let bv = f.sub(s, x);
-                        f.add(f.sub(x, f.sub(s, bv)), f.sub(y, bv))
-                    };
-                    let (ab, ba) = (residual(a, b), residual(b, a));
+                    let (ab, ba) = (eval(ab_tree, (x, y), (a, b), &add, &sub), eval(ba_tree, (x, y), (a, b), &add, &sub));
                     first_nan += usize::from(ab == V::Nan);
                     second_nan += usize::from(ba == V::Nan);
                     if let V::Fin(_) = ab {
@@ -702,21 +743,19 @@ mod one_order_premise {
     fn one_order_premise_holds_near_the_top_of_binary32_and_binary64() {
         macro_rules! check {
             ($t:ty) => {{
+                let residuals = spec_residuals();
+                let (_, ab_tree, ba_tree, x, y) = residuals.iter().find(|r| r.0 == stringify!($t)).expect("the type's residuals");
+                let (add, sub) = (|a: $t, b: $t| a + b, |a: $t, b: $t| a - b);
                 let max = <$t>::MAX;
                 let ulp = max - <$t>::from_bits(max.to_bits() - 1);
                 let values = near_top(max, ulp, &|x: $t, k: f64| x * k as $t);
                 let mut nans = 0;
                 for w in values.chunks(2) {
                     let (a, b) = (w[0], w[1]);
-                    let s = a + b;
-                    if !s.is_finite() {
+                    if !(a + b).is_finite() {
                         continue;
                     }
-                    let residual = |x: $t, y: $t| {
-                        let bv = s - x;
-                        (x - (s - bv)) + (y - bv)
-                    };
-                    let (ab, ba) = (residual(a, b), residual(b, a));
+                    let (ab, ba) = (eval(ab_tree, (x, y), (a, b), &add, &sub), eval(ba_tree, (x, y), (a, b), &add, &sub));
                     nans += usize::from(ab.is_nan() || ba.is_nan());
                     if ab.is_finite() {
                         assert!(ba.is_nan() || ba == ab, "{a:e} + {b:e}: {ab:e} and {ba:e}");
@@ -724,9 +763,7 @@ mod one_order_premise {
                 }
                 // The spec's case: -1.5 ulp(max) + max.
                 let (a, b) = (-1.5 * ulp, max);
-                let s = a + b;
-                let bv = s - a;
-                assert!(((a - (s - bv)) + (b - bv)).is_nan(), "the first order's spurious overflow");
+                assert!(eval(ab_tree, (x, y), (a, b), &add, &sub).is_nan(), "the first order's spurious overflow");
                 nans
             }};
         }
