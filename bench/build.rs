@@ -1,8 +1,10 @@
-//! Builds the C contenders (c/contenders.c) with gcc and with clang, each five ways: the
-//! shipped core as its own object, the header-only core, cglm, the batched forms
-//! (aether_batch.c as its own object) and glibc's libm; and with gcc a sixth, libm's loops
-//! under -O3 -ffast-math -fopenmp-simd (vectorised into libmvec's calls: the platform's fast path). Each build is linked
-//! partially (`ld -r`) with what it calls and keeps only its `bench_<cc>_<kind>_*` loops
+//! Builds the C contenders (c/contenders.c) with gcc and with clang, each six ways: the
+//! shipped core as its own object, the same core linked with the loops under link-time
+//! optimisation (`-flto`; the compiler driver makes the partial link, and runs the
+//! optimisation there), the header-only core, cglm, the batched forms (aether_batch.c as its
+//! own object) and glibc's libm; and with gcc a seventh, libm's loops under -O3 -ffast-math
+//! -fopenmp-simd (vectorised into libmvec's calls: the platform's fast path). Each build is
+//! linked partially (`ld -r`) with what it calls and keeps only its `bench_<cc>_<kind>_*` loops
 //! global (`objcopy -G`), so the two compilers' copies of the core live side by side in one
 //! binary. BENCH_CFLAGS overrides the flags (default `-O2 -march=x86-64-v3`).
 
@@ -39,9 +41,9 @@ fn main() {
         };
         // The platform's fast path (libmvec through gcc's vectoriser) is gcc's alone.
         let kinds: &[&str] = if cc == "gcc" {
-            &["obj", "inline", "cglm", "cglmobj", "batch", "libm", "fast"]
+            &["obj", "lto", "inline", "cglm", "cglmobj", "batch", "libm", "fast"]
         } else {
-            &["obj", "inline", "cglm", "batch", "libm"]
+            &["obj", "lto", "inline", "cglm", "batch", "libm"]
         };
         for &kind in kinds {
             let mut defs = vec![format!("-DBENCH_CC={cc}"), format!("-DBENCH_KIND={kind}")];
@@ -61,6 +63,9 @@ fn main() {
             if kind == "inline" {
                 defs.push("-DAETHER_HEADER_ONLY".into());
             }
+            if kind == "lto" {
+                defs.push("-flto".into());
+            }
             let loops = out.join(format!("{cc}-{kind}-loops.o"));
             compile(&here.join("c/contenders.c"), &defs, &loops);
             let mut parts = vec![loops];
@@ -75,7 +80,22 @@ fn main() {
                 parts.push(obj);
             }
             let partial = out.join(format!("{cc}-{kind}-partial.o"));
-            run(Command::new("ld").arg("-r").args(&parts).arg("-o").arg(&partial));
+            if kind == "lto" {
+                // The core as a consumer links it with LTO (aether_core.h: -flto -DAETHER_LTO).
+                // A partial link keeps every global symbol interposable, so gcc would not inline
+                // them ("function body can be overwritten at link time"); hidden, they are what
+                // a final link makes them.
+                let obj = out.join(format!("{cc}-lto-core.o"));
+                let defs = ["-flto", "-DAETHER_LTO", "-fvisibility=hidden"].map(String::from);
+                compile(&core.join("aether_core.c"), &defs, &obj);
+                parts.push(obj);
+                let mut link = Command::new(cc);
+                link.args(cflags.split_whitespace()).args(["-flto", "-r", "-nostdlib"]);
+                link.arg(if cc == "gcc" { "-flinker-output=nolto-rel" } else { "-fuse-ld=lld" });
+                run(link.args(&parts).arg("-o").arg(&partial));
+            } else {
+                run(Command::new("ld").arg("-r").args(&parts).arg("-o").arg(&partial));
+            }
             let done = out.join(format!("{cc}-{kind}.o"));
             run(Command::new("objcopy").arg("--wildcard").arg("-G").arg(format!("bench_{cc}_{kind}_*")).arg(&partial).arg(&done));
             objects.push(done);

@@ -5644,6 +5644,98 @@ static inline aether_mat4d aether_mat4d_mul_batch_item(const aether_mat4d *aethe
 {
     const aether_mat4d a = *aether_a;
     const aether_mat4d b = *aether_b;
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_mat4d out;
+    aether_item_f64x4 aether_v0;
+    aether_item_load32_f64x4(aether_v0, (const char *)&b + 0u * sizeof(double));
+    aether_item_f64x4 aether_v1;
+    aether_item_load32_f64x4(aether_v1, (const char *)&b + 4u * sizeof(double));
+    aether_item_f64x4 aether_v2;
+    aether_item_load32_f64x4(aether_v2, (const char *)&b + 8u * sizeof(double));
+    aether_item_f64x4 aether_v3;
+    aether_item_load32_f64x4(aether_v3, (const char *)&b + 12u * sizeof(double));
+    double aether_v4;
+    memcpy(&aether_v4, (const char *)&a + 0u * sizeof(double), sizeof aether_v4);
+    const aether_item_f64x4 aether_v5 = {aether_v4, aether_v4, aether_v4, aether_v4};
+    const aether_item_f64x4 aether_v6 = aether_item_product_f64x4(aether_v5, aether_v0);
+    double aether_v7;
+    memcpy(&aether_v7, (const char *)&a + 1u * sizeof(double), sizeof aether_v7);
+    const aether_item_f64x4 aether_v8 = {aether_v7, aether_v7, aether_v7, aether_v7};
+    const aether_item_f64x4 aether_v9 = aether_item_product_f64x4(aether_v8, aether_v1);
+    const aether_item_f64x4 aether_v10 = aether_v9 + aether_v6;
+    double aether_v11;
+    memcpy(&aether_v11, (const char *)&a + 2u * sizeof(double), sizeof aether_v11);
+    const aether_item_f64x4 aether_v12 = {aether_v11, aether_v11, aether_v11, aether_v11};
+    const aether_item_f64x4 aether_v13 = aether_item_product_f64x4(aether_v12, aether_v2);
+    const aether_item_f64x4 aether_v14 = aether_v13 + aether_v10;
+    double aether_v15;
+    memcpy(&aether_v15, (const char *)&a + 3u * sizeof(double), sizeof aether_v15);
+    const aether_item_f64x4 aether_v16 = {aether_v15, aether_v15, aether_v15, aether_v15};
+    const aether_item_f64x4 aether_v17 = aether_item_product_f64x4(aether_v16, aether_v3);
+    const aether_item_f64x4 aether_v18 = aether_v17 + aether_v14;
+    memcpy((char *)&out + 0u * sizeof(double), &aether_v18, sizeof aether_v18);
+    double aether_v19;
+    memcpy(&aether_v19, (const char *)&a + 4u * sizeof(double), sizeof aether_v19);
+    const aether_item_f64x4 aether_v20 = {aether_v19, aether_v19, aether_v19, aether_v19};
+    const aether_item_f64x4 aether_v21 = aether_item_product_f64x4(aether_v20, aether_v0);
+    double aether_v22;
+    memcpy(&aether_v22, (const char *)&a + 5u * sizeof(double), sizeof aether_v22);
+    const aether_item_f64x4 aether_v23 = {aether_v22, aether_v22, aether_v22, aether_v22};
+    const aether_item_f64x4 aether_v24 = aether_item_product_f64x4(aether_v23, aether_v1);
+    const aether_item_f64x4 aether_v25 = aether_v24 + aether_v21;
+    double aether_v26;
+    memcpy(&aether_v26, (const char *)&a + 6u * sizeof(double), sizeof aether_v26);
+    const aether_item_f64x4 aether_v27 = {aether_v26, aether_v26, aether_v26, aether_v26};
+    const aether_item_f64x4 aether_v28 = aether_item_product_f64x4(aether_v27, aether_v2);
+    const aether_item_f64x4 aether_v29 = aether_v28 + aether_v25;
+    double aether_v30;
+    memcpy(&aether_v30, (const char *)&a + 7u * sizeof(double), sizeof aether_v30);
+    const aether_item_f64x4 aether_v31 = {aether_v30, aether_v30, aether_v30, aether_v30};
+    const aether_item_f64x4 aether_v32 = aether_item_product_f64x4(aether_v31, aether_v3);
+    const aether_item_f64x4 aether_v33 = aether_v32 + aether_v29;
+    memcpy((char *)&out + 4u * sizeof(double), &aether_v33, sizeof aether_v33);
+    double aether_v34;
+    memcpy(&aether_v34, (const char *)&a + 8u * sizeof(double), sizeof aether_v34);
+    const aether_item_f64x4 aether_v35 = {aether_v34, aether_v34, aether_v34, aether_v34};
+    const aether_item_f64x4 aether_v36 = aether_item_product_f64x4(aether_v35, aether_v0);
+    double aether_v37;
+    memcpy(&aether_v37, (const char *)&a + 9u * sizeof(double), sizeof aether_v37);
+    const aether_item_f64x4 aether_v38 = {aether_v37, aether_v37, aether_v37, aether_v37};
+    const aether_item_f64x4 aether_v39 = aether_item_product_f64x4(aether_v38, aether_v1);
+    const aether_item_f64x4 aether_v40 = aether_v39 + aether_v36;
+    double aether_v41;
+    memcpy(&aether_v41, (const char *)&a + 10u * sizeof(double), sizeof aether_v41);
+    const aether_item_f64x4 aether_v42 = {aether_v41, aether_v41, aether_v41, aether_v41};
+    const aether_item_f64x4 aether_v43 = aether_item_product_f64x4(aether_v42, aether_v2);
+    const aether_item_f64x4 aether_v44 = aether_v43 + aether_v40;
+    double aether_v45;
+    memcpy(&aether_v45, (const char *)&a + 11u * sizeof(double), sizeof aether_v45);
+    const aether_item_f64x4 aether_v46 = {aether_v45, aether_v45, aether_v45, aether_v45};
+    const aether_item_f64x4 aether_v47 = aether_item_product_f64x4(aether_v46, aether_v3);
+    const aether_item_f64x4 aether_v48 = aether_v47 + aether_v44;
+    memcpy((char *)&out + 8u * sizeof(double), &aether_v48, sizeof aether_v48);
+    double aether_v49;
+    memcpy(&aether_v49, (const char *)&a + 12u * sizeof(double), sizeof aether_v49);
+    const aether_item_f64x4 aether_v50 = {aether_v49, aether_v49, aether_v49, aether_v49};
+    const aether_item_f64x4 aether_v51 = aether_item_product_f64x4(aether_v50, aether_v0);
+    double aether_v52;
+    memcpy(&aether_v52, (const char *)&a + 13u * sizeof(double), sizeof aether_v52);
+    const aether_item_f64x4 aether_v53 = {aether_v52, aether_v52, aether_v52, aether_v52};
+    const aether_item_f64x4 aether_v54 = aether_item_product_f64x4(aether_v53, aether_v1);
+    const aether_item_f64x4 aether_v55 = aether_v54 + aether_v51;
+    double aether_v56;
+    memcpy(&aether_v56, (const char *)&a + 14u * sizeof(double), sizeof aether_v56);
+    const aether_item_f64x4 aether_v57 = {aether_v56, aether_v56, aether_v56, aether_v56};
+    const aether_item_f64x4 aether_v58 = aether_item_product_f64x4(aether_v57, aether_v2);
+    const aether_item_f64x4 aether_v59 = aether_v58 + aether_v55;
+    double aether_v60;
+    memcpy(&aether_v60, (const char *)&a + 15u * sizeof(double), sizeof aether_v60);
+    const aether_item_f64x4 aether_v61 = {aether_v60, aether_v60, aether_v60, aether_v60};
+    const aether_item_f64x4 aether_v62 = aether_item_product_f64x4(aether_v61, aether_v3);
+    const aether_item_f64x4 aether_v63 = aether_v62 + aether_v59;
+    memcpy((char *)&out + 12u * sizeof(double), &aether_v63, sizeof aether_v63);
+    return out;
+    #else
     aether_mat4d out;
     out.m[0] = (aether_product_vec_f64((a.m[3] * b.m[12])) + (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
     out.m[1] = (aether_product_vec_f64((a.m[3] * b.m[13])) + (aether_product_vec_f64((a.m[2] * b.m[9])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[1])))));
@@ -5662,6 +5754,7 @@ static inline aether_mat4d aether_mat4d_mul_batch_item(const aether_mat4d *aethe
     out.m[14] = (aether_product_vec_f64((a.m[15] * b.m[14])) + (aether_product_vec_f64((a.m[14] * b.m[10])) + (aether_product_vec_f64((a.m[13] * b.m[6])) + aether_product_vec_f64((a.m[12] * b.m[2])))));
     out.m[15] = (aether_product_vec_f64((a.m[15] * b.m[15])) + (aether_product_vec_f64((a.m[14] * b.m[11])) + (aether_product_vec_f64((a.m[13] * b.m[7])) + aether_product_vec_f64((a.m[12] * b.m[3])))));
     return out;
+    #endif
 }
 
 static inline aether_mat2f aether_mat2f_transpose_batch_item(const aether_mat2f *aether_m)
@@ -16701,7 +16794,7 @@ void aether_mat4d_mul_soa(const double *a, const double *b, double *out, size_t 
 void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_mat4d *out, size_t n)
 {
     size_t i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || defined(__clang__))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
     for (; n - i >= 4u; i += 4u) {
         aether_mat4dx4 v_a;
         aether_mat4dx4 v_b;

@@ -167,10 +167,21 @@ static __inline__ double aether_product_f64(double x)
    gcc's callers copy a larger by-value struct 16 bytes at a time, so in gcc's object
    (AETHER_ITEM_COPIES_BY_16_BYTES) the forms load such an argument 16 bytes at a time (mat4f_mul
    19 ns before, 4.6 with it) (docs/reports/performance-notes.md). */
+/* Code laid out to be inlined into the caller's loop (AETHER_INLINED): the header-only form,
+   and the object built for link-time optimisation (-flto -DAETHER_LTO, aether_core.h), where the
+   compiler inlines the core into the caller's files. The object built without it is laid out for
+   calls, whose by-value arguments arrive in registers (or, from gcc's callers, copied to the
+   stack 16 bytes at a time): there the products' guard pins each product, and the per-item forms
+   move their arguments by halves. Inlined, those choices cost: gcc's LTO loop over mat4d_mul took
+   21.6 ns per item with the call's layout against 6.6 with this one. The bits are the same
+   either way; the compatibility matrix runs both under LTO. */
+#if defined(AETHER_HEADER_ONLY) || defined(AETHER_LTO)
+#  define AETHER_INLINED 1
+#endif
 #if defined(__AVX__) && !defined(AETHER_NO_ITEM_SHUFFLES) \
     && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 #  define AETHER_ITEM_SHUFFLES 1
-#  if !defined(__clang__) && !defined(AETHER_HEADER_ONLY)
+#  if !defined(__clang__) && !defined(AETHER_INLINED)
 #    define AETHER_ITEM_COPIES_BY_16_BYTES 1
 #  endif
 #endif
@@ -190,8 +201,8 @@ static __inline__ __attribute__((unused)) uint32_t aether_opaque_zero(void)
 }
 #endif
 /* A value's bits ORed with such a zero: the same value, which no pass can fuse into a*b + c (the
-   header-only form's product guards). */
-#if defined(__GNUC__) && defined(AETHER_HEADER_ONLY)
+   product guards of the code laid out to be inlined). */
+#if defined(__GNUC__) && defined(AETHER_INLINED)
 static __inline__ float aether_or_float(float x, uint32_t zero)
 {
     uint32_t u;
@@ -241,7 +252,8 @@ static __inline__ double aether_or_double(double x, uint32_t zero)
    least four results, each a sum of products of inputs, as in the matrix products, the
    quaternion product and mat4 * vec4). The pinning guard above keeps each product in a scalar
    register of its own, so nothing around it vectorises: once inlined, aether_mat4f_mul was ten
-   times slower than cglm's. In the header-only form these products' bits are instead ORed with
+   times slower than cglm's. In the code laid out to be inlined (the header-only form, and the
+   object built with AETHER_LTO) these products' bits are instead ORed with
    a zero the compiler cannot see (an empty asm statement's output): x | 0 is x, bit for bit,
    but a product consumed by an integer OR is no longer a product to a pass looking for
    a*b + c (gcc's FMA pass, gcc 12's vfmaddsub pattern, LLVM's back end under
@@ -253,7 +265,7 @@ static __inline__ double aether_or_double(double x, uint32_t zero)
 #if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) || !defined(__GNUC__)
 #  define aether_product_vec_f32(x) (x)
 #  define aether_product_vec_f64(x) (x)
-#elif defined(AETHER_HEADER_ONLY)
+#elif defined(AETHER_INLINED)
 #  define aether_product_vec_f32(x) aether_or_float((x), aether_opaque_zero())
 #  define aether_product_vec_f64(x) aether_or_double((x), aether_opaque_zero())
 #else
@@ -300,6 +312,18 @@ static __inline__ double aether_ieee_sqrt_f64(double x)
 #endif
 
 #include "aether_core.h"
+
+/* The object built for link-time optimisation (AETHER_LTO) defines its functions `inline`:
+   after the header's declarations without it, C99 makes each one an external definition still
+   (the object exports every function, as without it), and the keyword is the hint that lifts
+   gcc's size limit for inlining a function not declared inline (at -O2, about 15 instructions:
+   its LTO loops called mat4d_mul, quatf_rotate and the adjugate inverses instead). Not in C++,
+   where an inline function need not be emitted. */
+#if defined(AETHER_LTO) && !defined(AETHER_HEADER_ONLY) && !defined(__cplusplus) \
+    && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#  undef AETHER_API
+#  define AETHER_API inline
+#endif
 
 /* The contract this file was generated from (see aether_contract_id()). */
 #define AETHER_CORE_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
@@ -1508,8 +1532,8 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
    registers, 8 bytes in each (System V). The object moves it by those halves, which both
    compilers then keep in registers (one vmovlhps in, one vpermilps out); moved whole, gcc
    stored the halves and loaded them as one 16-byte value, which waits for both stores to
-   retire (quatf_mul 14.5 ns per call). The header-only form moves the caller's arrays whole. */
-#  if defined(AETHER_HEADER_ONLY)
+   retire (quatf_mul 14.5 ns per call). Inlined (AETHER_INLINED), the form moves the caller's arrays whole. */
+#  if defined(AETHER_INLINED)
 #    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))
 #    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))
 #    define aether_item_twice_halves_f32x4(v) {(v)[0], (v)[1], (v)[2], (v)[3], (v)[0], (v)[1], (v)[2], (v)[3]}
@@ -2904,6 +2928,98 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
 AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
 {
     AETHER_ITEM_VECTORS
+    #if defined(AETHER_ITEM_SHUFFLES)
+    aether_mat4d out;
+    aether_item_f64x4 aether_v0;
+    aether_item_load32_f64x4(aether_v0, (const char *)&b + 0u * sizeof(double));
+    aether_item_f64x4 aether_v1;
+    aether_item_load32_f64x4(aether_v1, (const char *)&b + 4u * sizeof(double));
+    aether_item_f64x4 aether_v2;
+    aether_item_load32_f64x4(aether_v2, (const char *)&b + 8u * sizeof(double));
+    aether_item_f64x4 aether_v3;
+    aether_item_load32_f64x4(aether_v3, (const char *)&b + 12u * sizeof(double));
+    double aether_v4;
+    memcpy(&aether_v4, (const char *)&a + 0u * sizeof(double), sizeof aether_v4);
+    const aether_item_f64x4 aether_v5 = {aether_v4, aether_v4, aether_v4, aether_v4};
+    const aether_item_f64x4 aether_v6 = aether_item_product_f64x4(aether_v5, aether_v0);
+    double aether_v7;
+    memcpy(&aether_v7, (const char *)&a + 1u * sizeof(double), sizeof aether_v7);
+    const aether_item_f64x4 aether_v8 = {aether_v7, aether_v7, aether_v7, aether_v7};
+    const aether_item_f64x4 aether_v9 = aether_item_product_f64x4(aether_v8, aether_v1);
+    const aether_item_f64x4 aether_v10 = aether_v9 + aether_v6;
+    double aether_v11;
+    memcpy(&aether_v11, (const char *)&a + 2u * sizeof(double), sizeof aether_v11);
+    const aether_item_f64x4 aether_v12 = {aether_v11, aether_v11, aether_v11, aether_v11};
+    const aether_item_f64x4 aether_v13 = aether_item_product_f64x4(aether_v12, aether_v2);
+    const aether_item_f64x4 aether_v14 = aether_v13 + aether_v10;
+    double aether_v15;
+    memcpy(&aether_v15, (const char *)&a + 3u * sizeof(double), sizeof aether_v15);
+    const aether_item_f64x4 aether_v16 = {aether_v15, aether_v15, aether_v15, aether_v15};
+    const aether_item_f64x4 aether_v17 = aether_item_product_f64x4(aether_v16, aether_v3);
+    const aether_item_f64x4 aether_v18 = aether_v17 + aether_v14;
+    memcpy((char *)&out + 0u * sizeof(double), &aether_v18, sizeof aether_v18);
+    double aether_v19;
+    memcpy(&aether_v19, (const char *)&a + 4u * sizeof(double), sizeof aether_v19);
+    const aether_item_f64x4 aether_v20 = {aether_v19, aether_v19, aether_v19, aether_v19};
+    const aether_item_f64x4 aether_v21 = aether_item_product_f64x4(aether_v20, aether_v0);
+    double aether_v22;
+    memcpy(&aether_v22, (const char *)&a + 5u * sizeof(double), sizeof aether_v22);
+    const aether_item_f64x4 aether_v23 = {aether_v22, aether_v22, aether_v22, aether_v22};
+    const aether_item_f64x4 aether_v24 = aether_item_product_f64x4(aether_v23, aether_v1);
+    const aether_item_f64x4 aether_v25 = aether_v24 + aether_v21;
+    double aether_v26;
+    memcpy(&aether_v26, (const char *)&a + 6u * sizeof(double), sizeof aether_v26);
+    const aether_item_f64x4 aether_v27 = {aether_v26, aether_v26, aether_v26, aether_v26};
+    const aether_item_f64x4 aether_v28 = aether_item_product_f64x4(aether_v27, aether_v2);
+    const aether_item_f64x4 aether_v29 = aether_v28 + aether_v25;
+    double aether_v30;
+    memcpy(&aether_v30, (const char *)&a + 7u * sizeof(double), sizeof aether_v30);
+    const aether_item_f64x4 aether_v31 = {aether_v30, aether_v30, aether_v30, aether_v30};
+    const aether_item_f64x4 aether_v32 = aether_item_product_f64x4(aether_v31, aether_v3);
+    const aether_item_f64x4 aether_v33 = aether_v32 + aether_v29;
+    memcpy((char *)&out + 4u * sizeof(double), &aether_v33, sizeof aether_v33);
+    double aether_v34;
+    memcpy(&aether_v34, (const char *)&a + 8u * sizeof(double), sizeof aether_v34);
+    const aether_item_f64x4 aether_v35 = {aether_v34, aether_v34, aether_v34, aether_v34};
+    const aether_item_f64x4 aether_v36 = aether_item_product_f64x4(aether_v35, aether_v0);
+    double aether_v37;
+    memcpy(&aether_v37, (const char *)&a + 9u * sizeof(double), sizeof aether_v37);
+    const aether_item_f64x4 aether_v38 = {aether_v37, aether_v37, aether_v37, aether_v37};
+    const aether_item_f64x4 aether_v39 = aether_item_product_f64x4(aether_v38, aether_v1);
+    const aether_item_f64x4 aether_v40 = aether_v39 + aether_v36;
+    double aether_v41;
+    memcpy(&aether_v41, (const char *)&a + 10u * sizeof(double), sizeof aether_v41);
+    const aether_item_f64x4 aether_v42 = {aether_v41, aether_v41, aether_v41, aether_v41};
+    const aether_item_f64x4 aether_v43 = aether_item_product_f64x4(aether_v42, aether_v2);
+    const aether_item_f64x4 aether_v44 = aether_v43 + aether_v40;
+    double aether_v45;
+    memcpy(&aether_v45, (const char *)&a + 11u * sizeof(double), sizeof aether_v45);
+    const aether_item_f64x4 aether_v46 = {aether_v45, aether_v45, aether_v45, aether_v45};
+    const aether_item_f64x4 aether_v47 = aether_item_product_f64x4(aether_v46, aether_v3);
+    const aether_item_f64x4 aether_v48 = aether_v47 + aether_v44;
+    memcpy((char *)&out + 8u * sizeof(double), &aether_v48, sizeof aether_v48);
+    double aether_v49;
+    memcpy(&aether_v49, (const char *)&a + 12u * sizeof(double), sizeof aether_v49);
+    const aether_item_f64x4 aether_v50 = {aether_v49, aether_v49, aether_v49, aether_v49};
+    const aether_item_f64x4 aether_v51 = aether_item_product_f64x4(aether_v50, aether_v0);
+    double aether_v52;
+    memcpy(&aether_v52, (const char *)&a + 13u * sizeof(double), sizeof aether_v52);
+    const aether_item_f64x4 aether_v53 = {aether_v52, aether_v52, aether_v52, aether_v52};
+    const aether_item_f64x4 aether_v54 = aether_item_product_f64x4(aether_v53, aether_v1);
+    const aether_item_f64x4 aether_v55 = aether_v54 + aether_v51;
+    double aether_v56;
+    memcpy(&aether_v56, (const char *)&a + 14u * sizeof(double), sizeof aether_v56);
+    const aether_item_f64x4 aether_v57 = {aether_v56, aether_v56, aether_v56, aether_v56};
+    const aether_item_f64x4 aether_v58 = aether_item_product_f64x4(aether_v57, aether_v2);
+    const aether_item_f64x4 aether_v59 = aether_v58 + aether_v55;
+    double aether_v60;
+    memcpy(&aether_v60, (const char *)&a + 15u * sizeof(double), sizeof aether_v60);
+    const aether_item_f64x4 aether_v61 = {aether_v60, aether_v60, aether_v60, aether_v60};
+    const aether_item_f64x4 aether_v62 = aether_item_product_f64x4(aether_v61, aether_v3);
+    const aether_item_f64x4 aether_v63 = aether_v62 + aether_v59;
+    memcpy((char *)&out + 12u * sizeof(double), &aether_v63, sizeof aether_v63);
+    return out;
+    #else
     aether_mat4d out;
     out.m[0] = (aether_product_vec_f64((a.m[3] * b.m[12])) + (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
     out.m[1] = (aether_product_vec_f64((a.m[3] * b.m[13])) + (aether_product_vec_f64((a.m[2] * b.m[9])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[1])))));
@@ -2922,6 +3038,7 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b
     out.m[14] = (aether_product_vec_f64((a.m[15] * b.m[14])) + (aether_product_vec_f64((a.m[14] * b.m[10])) + (aether_product_vec_f64((a.m[13] * b.m[6])) + aether_product_vec_f64((a.m[12] * b.m[2])))));
     out.m[15] = (aether_product_vec_f64((a.m[15] * b.m[15])) + (aether_product_vec_f64((a.m[14] * b.m[11])) + (aether_product_vec_f64((a.m[13] * b.m[7])) + aether_product_vec_f64((a.m[12] * b.m[3])))));
     return out;
+    #endif
 }
 
 AETHER_API_BY_VALUE aether_mat2f aether_mat2f_transpose(aether_mat2f m)

@@ -34,6 +34,14 @@
    the core (with gcc nothing is set for the rest of the file; MSVC and other compilers keep
    contraction off to its end). The compatibility matrix runs its corpus on this form too.
 
+   Link-time optimisation: an object linked with -flto can be inlined into the caller's files
+   like the header-only form. Compile aether_core.c with -flto -DAETHER_LTO for that link: the
+   object is then laid out to be inlined (the products' guards that let a loop of them
+   vectorise, the per-item forms reading the caller's arrays whole) where the object built
+   without it is laid out for calls (by-value arguments in registers). Same bits either way,
+   the same guards' guarantee; called without inlining, it is slower than the object built for
+   calls. The compatibility matrix runs its corpus on both under gcc's and clang's LTO.
+
    With clang on x86-64 the header-only form is laid out for LLVM's loop vectoriser, so a loop
    over arrays of the core's structs can run several items per instruction
    (AETHER_VECTOR_INLINE; define AETHER_NO_VECTOR_INLINE before the include to turn it off):

@@ -37,6 +37,8 @@ done
 need=()
 [ -f /usr/include/cglm/cglm.h ] || need+=(libcglm-dev)
 command -v clang >/dev/null 2>&1 || need+=(clang)
+# clang's link-time optimisation in the partial link of the LTO contenders (bench/build.rs).
+command -v ld.lld >/dev/null 2>&1 || need+=(lld)
 [ "$check" = 1 ] || command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
@@ -65,14 +67,14 @@ done
 # The tables of the big runs (per item, batched, array sums): each run prints every header; a
 # row goes under the header above it, the first run's headers kept.
 tables='
-    /^\| operation / { t = ($0 ~ /cglm/) ? 1 : ($0 ~ /batch aos/) ? 2 : 3; if (!h[t]) { h[t] = $0; getline; s[t] = $0 } else getline; next }
+    /^\| operation / { t = ($0 ~ /LTO/) ? 4 : ($0 ~ /cglm/) ? 1 : ($0 ~ /batch aos/) ? 2 : 3; if (!h[t]) { h[t] = $0; getline; s[t] = $0 } else getline; next }
     /^\| [a-z0-9_]+ \|/ { r[t, ++nr[t]] = $0 }
     END {
-        for (k = 1; k <= 3; k++) {
+        for (k = 1; k <= 4; k++) {
             if (!h[k] || want && k != want) continue
             if (!want) { print h[k]; print s[k] }
             for (i = 1; i <= nr[k]; i++) print r[k, i]
-            if (!want && k < 3) print ""
+            if (!want && k < 4) print ""
         }
     }'
 awk "$tables" "$tmp/big.md" >"$tmp/big-tables.md"
@@ -144,6 +146,9 @@ cflags=${BENCH_CFLAGS:--O2 -march=x86-64-v3}
     echo "- $(gcc --version | head -n1); $(clang --version | head -n1); $(rustc --version)"
     echo "- C flags (aether, cglm and the loops alike): \`$cflags\`; cglm $(dpkg-query -W -f='${Version}' libcglm-dev 2>/dev/null || echo '?') (Debian: its inline functions, and as \"cglm object\" its shipped \`libcglm.so.0\`, \`glmc_*\` called per item); glam $(sed -n '/^name = "glam"/{n;s/version = "\(.*\)"/\1/p}' bench/Cargo.lock) (Rust release profile, no target-cpu flags: SSE2)"
     echo "- aether \"object\": \`aether_core.c\` compiled on its own and called per item through \`aether_core.h\`;"
+    echo "  \"object LTO\": \`aether_core.c\` compiled with \`-flto -DAETHER_LTO\` and linked with the loop (also \`-flto\`), as a consumer's"
+    echo "  link-time optimisation links them (the core's symbols hidden: in a partial link gcc keeps a global function"
+    echo "  interposable, and does not inline it);"
     echo "  \"header-only\": \`#define AETHER_HEADER_ONLY\` before the header, the core inlined into the loop;"
     echo "  \"batch aos\" / \"batch soa\": \`aether_batch.c\` compiled on its own, one call of \`aether_<fn>_aos\` (the"
     echo "  core's structs) or \`aether_<fn>_soa\` (component planes, component c of item i at [c * n + i]) for all n items"

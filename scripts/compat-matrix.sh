@@ -47,11 +47,13 @@
 #            more on x86_64): clang -O3 -march=native -ffp-contract=fast on x86_64, aarch64,
 #            i386, wasm32 -msimd128, tcc                                                5 cells
 #   lto:     the shipped object with link-time optimisation, which can now inline it:
-#            {gcc =auto, clang -fuse-ld=lld} -O3 -march=native -ffp-contract=fast -flto        2 cells
+#            {gcc =auto, clang -fuse-ld=lld} -O3 -march=native -ffp-contract=fast -flto, built
+#            for calls and built to be inlined (-DAETHER_LTO)                           4 cells
 #   isa:     s390x (big-endian), ppc64le, riscv64, armhf (-mfpu=neon-vfpv4: FMA), each
 #            <cross>-gcc -O2 -ffp-contract=fast under qemu-user                          4 cells
 #   (--quick keeps tcc, wasm32 -O2 -msimd128 and g++ -std=c++11; not the four ISAs.)
-# The header-only form has its own guard-disabled control, and so has gcc -flto: the guards are
+# The header-only form has its own guard-disabled control, and so has gcc -flto (and its
+# AETHER_LTO object, its vectorising guard alone off): the guards are
 # what holds the inlined core's bits. The vectorising guard and the per-item vector forms' guard
 # each have a control that removes that guard alone. Each ISA has its guard-disabled control (-DAETHER_UNSAFE_ALLOW_CONTRACTION with
 # -ffp-contract=fast), which must report mismatches; tcc and wasm32 without SIMD have one that
@@ -411,6 +413,9 @@ add batch-soa "$wasm_cc" "wasm32 (WASI, Node, batch soa)" "-O3 -msimd128 -ffp-co
 add batch-aos tcc "x86_64 (batch aos)" "-O2" ""
 add lto gcc "x86_64 (LTO)" "-O3 -march=native -ffp-contract=fast -flto=auto" ""
 add lto clang "x86_64 (LTO)" "-O3 -march=native -ffp-contract=fast -flto -fuse-ld=lld" ""
+# The object laid out to be inlined (-DAETHER_LTO: the header-only form's guards and loads).
+add lto gcc "x86_64 (LTO, AETHER_LTO)" "-O3 -march=native -ffp-contract=fast -flto=auto -DAETHER_LTO" ""
+add lto clang "x86_64 (LTO, AETHER_LTO)" "-O3 -march=native -ffp-contract=fast -flto -fuse-ld=lld -DAETHER_LTO" ""
 [ "$clang_m32" = 1 ] && add i386 clang "i386 (-m32)" "-m32 -msse2 -mfpmath=sse -O2" ""
 if [ "$quick" = 1 ] || [ "$ci" = 1 ]; then opts=(-O2); else opts=(-O3 -O2 -O0); fi
 if [ "$ci" = 1 ]; then
@@ -607,6 +612,8 @@ control "clang x86_64, item forms' guard alone off" clang "-O2 -march=native -mf
 control "gcc x86_64, item forms' guard alone off" gcc "-O2 -march=native -mfma -ffp-contract=fast" "" mismatches "" \
     AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS
 control "gcc x86_64, LTO" gcc "-O3 -march=native -mfma -ffp-contract=fast -flto=auto" ""
+control "gcc x86_64, LTO (AETHER_LTO), vectorising guard alone off" gcc \
+    "-O3 -march=native -mfma -ffp-contract=fast -flto=auto -DAETHER_LTO" "" mismatches "" AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS
 control "aarch64-linux-gnu-gcc (default flags)" aarch64-linux-gnu-gcc "-O2" "$qemu_run"
 if [ "$quick" = 0 ]; then
     while IFS='|' read -r triplet qemu _ extra; do

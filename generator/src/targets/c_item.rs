@@ -1,9 +1,9 @@
 //! The per-item vector forms of the C core's 4 × 4 matrix products, the
 //! binary32 quaternion product and the binary32 adjugate inverses
 //! (`AETHER_ITEM_SHUFFLES`, aether_core.c: with AVX under clang or gcc 12
-//! and later, header-only and in the object): mat4f_mul, mat4f_mul_vec,
-//! mat4d_mul_vec, quatf_mul, mat3f_inverse_adjugate and
-//! mat4f_inverse_adjugate.
+//! and later, header-only and in the object): mat4f_mul, mat4d_mul,
+//! mat4f_mul_vec, mat4d_mul_vec, quatf_mul, quatd_mul,
+//! mat3f_inverse_adjugate and mat4f_inverse_adjugate.
 //!
 //! A caller's loop over `aether_mat4f_mul_vec` ran 2.9 times slower than
 //! cglm's and glam's: the contract's row-major matrix puts the four products
@@ -477,6 +477,31 @@ fn quat_mul<'a>(f: &'a Function, elem: &'a ElemType) -> Option<Plan<'a>> {
     Some(p)
 }
 
+/// mat4 * mat4 in binary64: each row of the result one four-lane vector,
+/// the sum over k of a's entry (r, k) broadcast from memory (a load alone)
+/// times b's row k. gcc's loop over the scalar body, pinned product by
+/// product, took 21.8 ns per item through the object and 22.5 linked with
+/// LTO, where gcc's inliner declined the body; with the form, see
+/// docs/reports/performance-notes.md.
+fn mat_mul_f64<'a>(f: &'a Function, elem: &'a ElemType) -> Plan<'a> {
+    let mut p = Plan::new(f, elem);
+    let rows: Vec<V> = (0..4).map(|k| p.load(1, 4 * k, 4)).collect();
+    for r in 0..4 {
+        let mut sum: Option<V> = None;
+        for (k, row) in rows.iter().enumerate() {
+            let x = p.load_scalar(0, 4 * r + k);
+            let ak = p.splat(&x, 4);
+            let prod = p.op(BinOp::Mul, &ak, row);
+            sum = Some(match sum {
+                None => prod,
+                Some(s) => p.op(BinOp::Add, &prod, &s),
+            });
+        }
+        p.store(&sum.unwrap(), 4 * r);
+    }
+    p
+}
+
 /// mat4 * vec4 in binary64: each row (four lanes) times the vector, then
 /// the products transposed into the sums' lanes (two unpacks and two
 /// half swaps per pair of rows) and summed in the contract's order.
@@ -689,6 +714,7 @@ pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
             (32, 16, 16, 16) => mat_mul(f, elem),
             (32 | 64, 4, 4, 4) if f.params[0].kind == f.ret && f.params[1].kind == f.ret => quat_mul(f, elem)?,
             (64, 16, 4, 4) => mul_vec_f64(f, elem),
+            (64, 16, 16, 16) => mat_mul_f64(f, elem),
             _ => return None,
         }
     };
@@ -758,8 +784,8 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         "   registers, 8 bytes in each (System V). The object moves it by those halves, which both".into(),
         "   compilers then keep in registers (one vmovlhps in, one vpermilps out); moved whole, gcc".into(),
         "   stored the halves and loaded them as one 16-byte value, which waits for both stores to".into(),
-        "   retire (quatf_mul 14.5 ns per call). The header-only form moves the caller's arrays whole. */".into(),
-        "#  if defined(AETHER_HEADER_ONLY)".into(),
+        "   retire (quatf_mul 14.5 ns per call). Inlined (AETHER_INLINED), the form moves the caller's arrays whole. */".into(),
+        "#  if defined(AETHER_INLINED)".into(),
         "#    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))".into(),
         "#    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))".into(),
         "#    define aether_item_twice_halves_f32x4(v) {(v)[0], (v)[1], (v)[2], (v)[3], (v)[0], (v)[1], (v)[2], (v)[3]}".into(),
@@ -831,6 +857,7 @@ mod tests {
                 "aether_mat4f_mul_vec",
                 "aether_mat4d_mul_vec",
                 "aether_mat4f_mul",
+                "aether_mat4d_mul",
                 "aether_mat3f_inverse_adjugate",
                 "aether_mat4f_inverse_adjugate"
             ]
