@@ -317,10 +317,11 @@ static __inline__ double aether_ieee_sqrt_f64(double x)
    after the header's declarations without it, C99 makes each one an external definition still
    (the object exports every function, as without it), and the keyword is the hint that lifts
    gcc's size limit for inlining a function not declared inline (at -O2, about 15 instructions:
-   its LTO loops called mat4d_mul, quatf_rotate and the adjugate inverses instead). Not in C++,
-   where an inline function need not be emitted. */
+   its LTO loops called mat4d_mul, quatf_rotate and the adjugate inverses instead). gcc alone:
+   clang's inliner took those without it, and warns of an inline function that calls a static
+   one (-Wstatic-in-inline). Not in C++, where an inline function need not be emitted. */
 #if defined(AETHER_LTO) && !defined(AETHER_HEADER_ONLY) && !defined(__cplusplus) \
-    && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+    && defined(__GNUC__) && !defined(__clang__) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
 #  undef AETHER_API
 #  define AETHER_API inline
 #endif
