@@ -172,9 +172,10 @@ static __inline__ double aether_product_f64(double x)
    compiler inlines the core into the caller's files. The object built without it is laid out for
    calls, whose by-value arguments arrive in registers (or, from gcc's callers, copied to the
    stack 16 bytes at a time): there the products' guard pins each product, and the per-item forms
-   move their arguments by halves. Inlined, those choices cost: gcc's LTO loop over mat4d_mul took
-   21.6 ns per item with the call's layout against 6.6 with this one. The bits are the same
-   either way; the compatibility matrix runs both under LTO. */
+   move their arguments by halves. Inlined, those choices cost: the benchmark's gcc LTO loops took
+   2.7 ns per item over quatf_mul with the call's layout against 1.1 with this one, and 2.4
+   against 1.25 over mat4f_mul_vec. The bits are the same either way; the compatibility matrix
+   runs both under LTO. */
 #if defined(AETHER_HEADER_ONLY) || defined(AETHER_LTO)
 #  define AETHER_INLINED 1
 #endif
