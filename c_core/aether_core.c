@@ -148,12 +148,13 @@ static __inline__ double aether_product_f64(double x)
 #else
 #  define AETHER_ITEM_VECTORS
 #endif
-/* With AVX, mat4f_mul, mat4f_mul_vec, mat4d_mul_vec, quatf_mul and the binary32 adjugate
-   inverses also have a per-item vector form (AETHER_ITEM_SHUFFLES; AETHER_NO_ITEM_SHUFFLES turns it off): GNU C vectors whose every
+/* With AVX, mat4f_mul, mat4d_mul, mat4f_mul_vec, mat4d_mul_vec, quatf_mul, quatd_mul and the
+   binary32 adjugate inverses also have a per-item vector form (AETHER_ITEM_SHUFFLES; AETHER_NO_ITEM_SHUFFLES turns it off): GNU C vectors whose every
    lane does the contract's operations in its order on one result component. The mat4 * vec4
    forms take their products along the rows and move the products into the lanes of the sums (a
    row-major matrix has no column in one vector to load); mat4f_mul computes two result rows per
-   vector; quatf_mul adds each term with its sign bits flipped where the contract subtracts it;
+   vector, mat4d_mul one; the quaternion products add each term with its sign bits flipped where
+   the contract subtracts it;
    the adjugates compute each group of eight components as one vector, the determinant (from
    those lanes), its reciprocal and a ninth component in scalars.
    The generator prints a form only where its lanes, evaluated on symbols, are the function's
