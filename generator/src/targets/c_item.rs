@@ -993,6 +993,7 @@ mod tests {
             "aether_mat4f_mul_vec",
             "aether_mat4d_mul_vec",
             "aether_mat4f_mul",
+            "aether_mat4d_mul",
             "aether_mat3f_inverse_adjugate",
             "aether_mat4f_inverse_adjugate",
         ] {
@@ -1012,6 +1013,7 @@ mod tests {
                 // Per group of eight: nine products per 3 x 3 cofactor and its sign; the
                 // two groups' products with the reciprocal; the determinant's four.
                 "aether_mat4f_inverse_adjugate" => 26,
+                "aether_mat4d_mul" => 16,
                 _ => 8,
             };
             assert_eq!(guards, products, "{name}: every product guarded");
@@ -1026,7 +1028,24 @@ mod tests {
             };
             assert_eq!(body.matches("aether_item_load_halves_f32x4(").count(), loads, "{name}: loads by halves");
             assert_eq!(body.matches("aether_item_store_halves_f32x4(").count(), stores, "{name}: stores by halves");
+            // A row copied into both halves of an 8-lane vector is spelled as its lanes where
+            // it comes from memory (gcc loads it with vbroadcastf128; as a shuffle, gcc spent a
+            // vperm2f128 on it), by the macro where it may arrive in registers.
+            let (spelled, by_macro) = match name {
+                "aether_mat4f_mul" => (4, 0),
+                "aether_mat4f_mul_vec" => (0, 1),
+                _ => (0, 0),
+            };
+            let form = &body[..body.find("#else").unwrap()];
+            let twice = form.lines().filter(|l| l.contains("[0], ") && l.contains("[3], ") && l.matches("[0]").count() == 2).count();
+            assert_eq!(twice, spelled, "{name}: rows spelled into both halves");
+            assert_eq!(form.matches("aether_item_twice_halves_f32x4(").count(), by_macro, "{name}: the in-registers copy");
+            assert!(!form.contains(", 0, 1, 2, 3, 0, 1, 2, 3)"), "{name}: no shuffle copies a row into both halves");
         }
+        assert!(
+            c.contains("#if defined(AETHER_HEADER_ONLY) || defined(AETHER_LTO)\n#  define AETHER_INLINED 1"),
+            "AETHER_LTO lays the object out as the header-only form"
+        );
         assert!(c.contains("typedef char aether_mat4f_packed_for_item_forms["), "the packing the forms read is checked");
     }
 }
