@@ -1531,6 +1531,10 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 #  else
 #    define aether_item_load32_gcc_halves_f32x8(v, p) aether_item_load_by16_f32x8(v, p)
 #  endif
+/* A row of four binary32 lanes in both halves of an 8-lane vector, as an initializer of its
+   lanes: from memory gcc loads it with one vbroadcastf128, where the same copy written as a
+   shuffle took a 16-byte load and a vperm2f128 (c_item.rs, `twice`). */
+#  define aether_item_twice_f32x4(v) {(v)[0], (v)[1], (v)[2], (v)[3], (v)[0], (v)[1], (v)[2], (v)[3]}
 /* A struct of four binary32 elements passed or returned by value travels in two vector
    registers, 8 bytes in each (System V). The object moves it by those halves, which both
    compilers then keep in registers (one vmovlhps in, one vpermilps out); moved whole, gcc
@@ -1539,7 +1543,7 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 #  if defined(AETHER_INLINED)
 #    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))
 #    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))
-#    define aether_item_twice_halves_f32x4(v) {(v)[0], (v)[1], (v)[2], (v)[3], (v)[0], (v)[1], (v)[2], (v)[3]}
+#    define aether_item_twice_halves_f32x4(v) aether_item_twice_f32x4(v)
 #  else
 #    define aether_item_load_halves_f32x4(v, p) do { aether_item_f32x2 aether_lo_, aether_hi_; \
          memcpy(&aether_lo_, (p), 8); memcpy(&aether_hi_, (p) + 8, 8); \
@@ -2867,16 +2871,16 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
     aether_mat4f out;
     aether_item_f32x4 aether_v0;
     memcpy(&aether_v0, (const char *)&b + 0u * sizeof(float), sizeof aether_v0);
-    const aether_item_f32x8 aether_v1 = {aether_v0[0], aether_v0[1], aether_v0[2], aether_v0[3], aether_v0[0], aether_v0[1], aether_v0[2], aether_v0[3]};
+    const aether_item_f32x8 aether_v1 = aether_item_twice_f32x4(aether_v0);
     aether_item_f32x4 aether_v2;
     memcpy(&aether_v2, (const char *)&b + 4u * sizeof(float), sizeof aether_v2);
-    const aether_item_f32x8 aether_v3 = {aether_v2[0], aether_v2[1], aether_v2[2], aether_v2[3], aether_v2[0], aether_v2[1], aether_v2[2], aether_v2[3]};
+    const aether_item_f32x8 aether_v3 = aether_item_twice_f32x4(aether_v2);
     aether_item_f32x4 aether_v4;
     memcpy(&aether_v4, (const char *)&b + 8u * sizeof(float), sizeof aether_v4);
-    const aether_item_f32x8 aether_v5 = {aether_v4[0], aether_v4[1], aether_v4[2], aether_v4[3], aether_v4[0], aether_v4[1], aether_v4[2], aether_v4[3]};
+    const aether_item_f32x8 aether_v5 = aether_item_twice_f32x4(aether_v4);
     aether_item_f32x4 aether_v6;
     memcpy(&aether_v6, (const char *)&b + 12u * sizeof(float), sizeof aether_v6);
-    const aether_item_f32x8 aether_v7 = {aether_v6[0], aether_v6[1], aether_v6[2], aether_v6[3], aether_v6[0], aether_v6[1], aether_v6[2], aether_v6[3]};
+    const aether_item_f32x8 aether_v7 = aether_item_twice_f32x4(aether_v6);
     aether_item_f32x8 aether_v8;
     aether_item_load32_f32x8(aether_v8, (const char *)&a + 0u * sizeof(float));
     const aether_item_f32x8 aether_v9 = __builtin_shufflevector(aether_v8, aether_v8, 0, 0, 0, 0, 4, 4, 4, 4);
