@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::model::{Callable, KernelKind, Model};
 use crate::spec::{Assignment, Multipliers, Nesting, Pivot, Routine, Seed, ShapeKind, Symmetrize, Update};
-use crate::targets::{self, c};
+use crate::targets::{self, shared::c_family as c};
 use crate::{kernel, mutants, policy};
 
 const TEMPLATE: &str = include_str!("../../templates/docs/numerics-contract.md.j2");
@@ -330,8 +330,8 @@ pub fn render(model: &Model) -> Result<String, Error> {
     let df64 = crate::df64::of(model).map(|d| {
         let lowered = model.lowered();
         let fs = d.functions(&lowered);
-        let src = targets::df64::core_source(model, &lowered, "", targets::wgsl::Guard::Bits);
-        let a = targets::df64::audit(&src, d);
+        let src = targets::wgsl::df64::core_source(model, &lowered, "", targets::shared::check::Guard::Bits);
+        let a = targets::wgsl::df64::audit(&src, d);
         let ops: Vec<_> = d
             .ops
             .iter()

@@ -101,7 +101,7 @@ fn core_has_the_cuda_cores_batches_as_kernels_over_global_arrays() {
     let cuda = std::fs::read_to_string(root.join("cuda_core/aether_batch.h")).unwrap();
     assert!(!p.batches.is_empty());
     // One per function, and the LU and Cholesky solves.
-    let solves = p.batches.iter().filter(|b| b.what != aether_generator::targets::soa::SoaWhat::Function).count();
+    let solves = p.batches.iter().filter(|b| b.what != aether_generator::targets::shared::soa::SoaWhat::Function).count();
     assert_eq!(p.batches.len() - solves, model.lowered().len());
     assert!(solves > 0);
     for b in &p.batches {

@@ -2,7 +2,8 @@
 //! kernel (both forms of the 32-slot tree), each with the flat word counts of
 //! the reference. (The runner compiles and runs it on real stacks.)
 
-use aether_generator::targets::wgsl::{check_module, Guard};
+use aether_generator::targets::shared::check::Guard;
+use aether_generator::targets::wgsl::check_module;
 
 #[test]
 fn check_module_has_an_entry_per_f32_callable_with_reference_word_counts() {

@@ -20,7 +20,7 @@ use aether_generator::rng::{self, SplitMix64};
 use aether_generator::selftest;
 use aether_generator::spec::BandMetric;
 use aether_generator::targets::opencl::{self, ClEntry, ClProgram};
-use aether_generator::targets::soa::{SoaArray, SoaBatch, SoaWhat};
+use aether_generator::targets::shared::soa::{SoaArray, SoaBatch, SoaWhat};
 
 /// The build option a device that reports correctly rounded f32 division
 /// and sqrt gets.

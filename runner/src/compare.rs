@@ -11,7 +11,7 @@ use aether_generator::linalg;
 use aether_generator::model::{Callable, KernelKind, Model};
 use aether_generator::rng::SplitMix64;
 use aether_generator::spec::BandMetric;
-use aether_generator::targets::wgsl::CheckModule;
+use aether_generator::targets::shared::check::CheckModule;
 
 use crate::exec::{Error, Executor, Job};
 use crate::inputs::{self, Draw, Inputs, Source};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use aether_generator::targets::wgsl::CheckModule;
+use aether_generator::targets::shared::check::CheckModule;
 
 use crate::exec::{self, Error, Executor, Job};
 

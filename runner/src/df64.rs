@@ -1,5 +1,5 @@
 //! `aether-runner df64`: the f64 functions in df64 on the WGSL stacks
-//! (`wgsl_core/aether_df64.wgsl`, the check module of `targets::df64`).
+//! (`wgsl_core/aether_df64.wgsl`, the check module of `targets::wgsl::df64`).
 //!
 //! Per function, on the corpus and N random inputs: the device's pairs
 //! against the host df64 (the same tree, each rounded operation the
@@ -22,8 +22,8 @@ use std::time::Instant;
 use aether_generator::df64::{self, Df64Spec, U2};
 use aether_generator::model::{Function, Model};
 use aether_generator::rng::SplitMix64;
-use aether_generator::targets::df64 as target;
-use aether_generator::targets::wgsl::{CheckEntry, CheckModule, Guard};
+use aether_generator::targets::shared::check::{CheckEntry, CheckModule, Guard};
+use aether_generator::targets::wgsl::df64 as target;
 use aether_reference::df64::Df64;
 
 use crate::exec::{Executor, Job};

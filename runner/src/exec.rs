@@ -3,7 +3,7 @@
 //! the dispatch plan are the check module's (`aether_generator::targets::wgsl`),
 //! shared here by every executor.
 
-use aether_generator::targets::wgsl::{CheckEntry, CheckModule};
+use aether_generator::targets::shared::check::{CheckEntry, CheckModule};
 
 /// The most workgroups one dispatch may have in x (WebGPU's
 /// `maxComputeWorkgroupsPerDimension` default, which every stack allows).

@@ -6,7 +6,7 @@ use aether_generator::corpus::ParsedFunction;
 use aether_generator::interp;
 use aether_generator::model::Callable;
 use aether_generator::rng::{self, Mode, SplitMix64};
-use aether_generator::targets::wgsl::CheckEntry;
+use aether_generator::targets::shared::check::CheckEntry;
 
 /// The seed of the random inputs unless `--seed` says otherwise.
 pub const DEFAULT_SEED: u64 = 0x00ae_7e12_0000_0001;

@@ -31,7 +31,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use aether_generator::mutants::{self, Mutant};
-use aether_generator::targets::wgsl::{self, CheckModule, Guard};
+use aether_generator::targets::shared::check::{CheckModule, Guard};
+use aether_generator::targets::wgsl;
 use aether_runner::compare;
 use aether_runner::inputs::{self, Source};
 use aether_runner::report::{self, Header, Section};

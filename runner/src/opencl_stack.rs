@@ -6,7 +6,7 @@
 //! and the kernels), as the entry says, and come back as 64-bit words.
 
 use aether_generator::targets::opencl::ClEntry;
-use aether_generator::targets::wgsl::CheckModule;
+use aether_generator::targets::shared::check::CheckModule;
 use aether_opencl::cl::{self, Device};
 
 use crate::exec::{self, Error, Executor, Job};

@@ -1,5 +1,5 @@
 //! The predicates' integer forms on the WGSL stacks (`aether-runner
-//! predicates`): the check module of `targets::predicates::wgsl_check_module`
+//! predicates`): the check module of `targets::wgsl::predicates::wgsl_check_module`
 //! (every i64 in two u32 limbs) on the corpus and on the proof's sweep
 //! (`predicate_corpus::sweep`), each answer against the golden reference.
 
@@ -8,8 +8,8 @@ use std::time::Instant;
 use aether_generator::model::Model;
 use aether_generator::predicate::PTy;
 use aether_generator::predicate_corpus::{self, SweepClass};
-use aether_generator::targets::predicates::{wgsl_check_module, wgsl_words};
-use aether_generator::targets::wgsl::CheckModule;
+use aether_generator::targets::shared::check::CheckModule;
+use aether_generator::targets::wgsl::predicates::{wgsl_check_module, wgsl_words};
 
 use crate::exec::{Executor, Job};
 

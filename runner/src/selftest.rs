@@ -5,7 +5,8 @@
 
 use aether_generator::model::Model;
 use aether_generator::selftest::Witness;
-use aether_generator::targets::wgsl::{self, Guard, SELFTEST_FIELDS};
+use aether_generator::targets::shared::check::Guard;
+use aether_generator::targets::wgsl::{self, SELFTEST_FIELDS};
 
 use crate::exec::{Executor, Job};
 

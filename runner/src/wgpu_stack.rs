@@ -1,7 +1,7 @@
 //! The wgpu stack: wgpu (naga translates the WGSL to SPIR-V) on Mesa's
 //! lavapipe (llvmpipe), the CPU Vulkan driver of `mesa-vulkan-drivers`.
 
-use aether_generator::targets::wgsl::CheckModule;
+use aether_generator::targets::shared::check::CheckModule;
 
 use crate::exec::{self, Error, Executor, Job};
 

@@ -6,7 +6,8 @@
 //! A stack that is not installed is skipped with a message, unless
 //! AETHER_REQUIRE_WGSL=1.
 
-use aether_generator::targets::wgsl::{self, Guard};
+use aether_generator::targets::shared::check::{self, Guard};
+use aether_generator::targets::wgsl;
 use aether_runner::compare;
 use aether_runner::exec::{Error, Executor};
 
@@ -59,8 +60,10 @@ fn with_and_without_the_guard(keep: &dyn Fn(&str) -> bool) -> Option<(compare::S
     let model = aether_generator::load(&root).unwrap();
     let corpus = aether_generator::corpus::read_committed(&root).unwrap();
     let lowered = model.lowered();
-    let only =
-        |m: wgsl::CheckModule| wgsl::CheckModule { source: m.source, entries: m.entries.into_iter().filter(|e| keep(&e.c_name)).collect() };
+    let only = |m: check::CheckModule| check::CheckModule {
+        source: m.source,
+        entries: m.entries.into_iter().filter(|e| keep(&e.c_name)).collect(),
+    };
     let base = only(wgsl::check_module(&model, &lowered, Guard::Bits));
     let none = only(wgsl::check_module(&model, &lowered, Guard::None));
     assert!(!base.entries.is_empty(), "no entry selected");

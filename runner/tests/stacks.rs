@@ -7,7 +7,7 @@
 //! AETHER_REQUIRE_WGSL=1, which makes its absence a failure.
 
 use aether_generator::rng::SplitMix64;
-use aether_generator::targets::wgsl::{CheckEntry, CheckModule};
+use aether_generator::targets::shared::check::{CheckEntry, CheckModule};
 use aether_runner::exec::{Error, Executor, Job, MAX_WORKGROUPS};
 use aether_runner::inputs;
 

@@ -6,7 +6,7 @@
 //! those. Words go in and out as u32 (`aether_f32_ulp_distance_bits`), so no
 //! stack's treatment of a NaN or a subnormal as a value is involved.
 
-use aether_generator::targets::wgsl::{CheckEntry, CheckModule};
+use aether_generator::targets::shared::check::{CheckEntry, CheckModule};
 use aether_runner::exec::{Error, Executor, Job};
 
 const ULP_WGSL: &str = include_str!("../../templates/wgsl/ulp.wgsl");

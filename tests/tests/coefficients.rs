@@ -259,7 +259,8 @@ fn every_core_prints_every_coefficient_exactly() {
     let c = std::fs::read_to_string(root.join("c_core/aether_core.c")).unwrap();
     let (good, bad) = (f64::from_bits(0x3E21_F75A_3CAA_DFF5), f64::from_bits(0x3E21_F75A_3CAA_DFF4));
     let t64 = model.spec.types.iter().find(|t| t.bits == 64).unwrap();
-    let (good, bad) = (aether_generator::targets::c::literal(good, t64), aether_generator::targets::c::literal(bad, t64));
+    let (good, bad) =
+        (aether_generator::targets::shared::c_family::literal(good, t64), aether_generator::targets::shared::c_family::literal(bad, t64));
     assert!(c.contains(&good), "the control: {good} is printed in the C core");
     let want = [(64, 0x3E21_F75A_3CAA_DFF5)];
     assert_eq!(missing(&c, "aether_f64_exp", &want).unwrap(), Vec::<(u32, u64)>::new());

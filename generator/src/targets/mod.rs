@@ -8,22 +8,12 @@ use crate::corpus::FunctionCases;
 use crate::error::{Error, SpecError};
 use crate::model::Model;
 
+// One folder per language target; `shared` holds what several targets
+// print through and imports no target (tests/layout.rs checks both).
 pub mod c;
-pub mod c_batch;
-pub mod c_check;
-pub mod c_flat;
-pub mod c_item;
-pub mod c_selftest;
-pub mod c_simd;
 pub mod cuda;
-pub mod df64;
-pub mod kernels;
-pub mod linalg;
 pub mod opencl;
-pub mod predicates;
-pub mod print;
-pub mod soa;
-pub mod stmt;
+pub mod shared;
 pub mod wgsl;
 
 /// A generated file, with its path relative to the repository root.

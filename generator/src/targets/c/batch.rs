@@ -21,13 +21,13 @@
 
 use std::cell::Cell;
 
-use super::c::{self, barrier_name, component, literal, Dialect};
-use super::c_simd::mask_type;
-use super::print::{self, Spelling};
-use super::soa;
 use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kind, Model, Ty};
 use crate::spec::{ElemType, ShapeKind};
+use crate::targets::shared::c_family::simd::mask_type;
+use crate::targets::shared::c_family::{self as c, barrier_name, component, literal, Dialect};
+use crate::targets::shared::print::{self, Spelling};
+use crate::targets::shared::soa;
 
 /// The macro that makes the batches' product guard the identity: a negative
 /// control (the corpus runner's `--batch` modes must then report the
@@ -72,7 +72,7 @@ fn sqrt_fns(model: &Model) -> Vec<String> {
         "#endif".into(),
     ];
     for t in &model.spec.types {
-        let (v, width) = super::c_simd::vector_elem(t);
+        let (v, width) = crate::targets::shared::c_family::simd::vector_elem(t);
         let cv = &v.c_type;
         let (ps, sse, neon, neon_t) =
             if t.bits == 32 { ("ps", "__m128", "vsqrtq_f32", "float32x4_t") } else { ("pd", "__m128d", "vsqrtq_f64", "float64x2_t") };
@@ -156,7 +156,7 @@ impl Spelling for Vector<'_> {
         let x = &args[0];
         match b {
             Builtin::Fabs => format!("(({})(({m})({x}) & {word}))", elem.c_type),
-            Builtin::IsFinite => super::c_simd::finite_lanes(elem, x),
+            Builtin::IsFinite => crate::targets::shared::c_family::simd::finite_lanes(elem, x),
             Builtin::Barrier => format!("{}({x})", barrier_name(elem)),
             Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{}({})", b.name(), elem.name, args.join(", ")),
             Builtin::Sqrt | Builtin::Hypot | Builtin::Fma => unreachable!("refused by `vectorises`"),
@@ -215,7 +215,7 @@ fn step_name(model: &Model, f: &Function, width: usize) -> String {
 /// with vector types.
 fn step(model: &Model, f: &Function) -> Vec<String> {
     let t = elem(model, &f.elem);
-    let (v, width) = super::c_simd::vector_elem(t);
+    let (v, width) = crate::targets::shared::c_family::simd::vector_elem(t);
     let sp = Vector { scalar: t, name: v.name.clone(), sqrts: Cell::new(0), wide: mat4_product(f) };
     let ty = |k: &Kind| sp.kind_type(model, k, &v);
     let mut params = vec![format!("{} *aether_result", ty(&f.ret))];
@@ -692,7 +692,7 @@ fn aos_steps_condition(model: &Model, f: &Function) -> String {
     let mat4_product = mat4_product(f);
     let pick = if moves_only(f) {
         "0"
-    } else if mat4_product && super::c_item::form(model, f).is_some() {
+    } else if mat4_product && crate::targets::c::item::form(model, f).is_some() {
         "(defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES))"
     } else if mat4_product || c::products_vectorise(f) {
         if mat4_product {
@@ -728,8 +728,8 @@ fn item_function(model: &Model, f: &Function) -> Vec<String> {
         lines.push(format!("    const {} {} = *aether_{};", c::kind_type(model, &p.kind, t), p.name, p.name));
     }
     let body = print::body(&d, model, f, t);
-    let body = match super::c_item::form(model, f) {
-        Some(form) => super::c_item::wrap(form, body),
+    let body = match crate::targets::c::item::form(model, f) {
+        Some(form) => crate::targets::c::item::wrap(form, body),
         None => body,
     };
     lines.extend(body.into_iter().map(|l| format!("    {l}")));
@@ -748,7 +748,7 @@ struct Form {
 fn form(model: &Model, f: &Function, aos: bool) -> Form {
     let t = elem(model, &f.elem);
     let name = model.c_name(f);
-    let (v, width) = super::c_simd::vector_elem(t);
+    let (v, width) = crate::targets::shared::c_family::simd::vector_elem(t);
     let sp = Vector { scalar: t, name: v.name.clone(), sqrts: Cell::new(0), wide: mat4_product(f) };
     let scalar_ty = |k: &Kind| c::kind_type(model, k, t);
     let mut params = Vec::new();
@@ -848,7 +848,7 @@ fn vector_types(model: &Model) -> Vec<String> {
     let pair = model.spec.reduction.as_ref().map(|r| r.pair.clone()).unwrap_or_default();
     let mut lines = Vec::new();
     for t in &model.spec.types {
-        let (v, width) = super::c_simd::vector_elem(t);
+        let (v, width) = crate::targets::shared::c_family::simd::vector_elem(t);
         let (cv, m) = (&v.c_type, mask_type(&v));
         let lit = (0..width).map(|_| "(x)").collect::<Vec<_>>().join(", ");
         lines.push(format!("#define {}(x) (({cv}){{{lit}}})", splat(&v)));
@@ -862,7 +862,7 @@ fn vector_types(model: &Model) -> Vec<String> {
         lines.push("#if defined(__clang__)".into());
         lines.push(format!("#  define {}(x) {}(x)", wide_product_guard(&v), product_guard(&v)));
         lines.push("#else".into());
-        lines.push(format!("#  define {}(x) {}(x)", wide_product_guard(&v), super::c_simd::or_zero_name(&v)));
+        lines.push(format!("#  define {}(x) {}(x)", wide_product_guard(&v), crate::targets::shared::c_family::simd::or_zero_name(&v)));
         lines.push("#endif".into());
         lines.push(format!("#if defined({UNGUARDED})"));
         for guard in [product_guard(&v), wide_product_guard(&v)] {
@@ -1021,7 +1021,7 @@ pub fn flat_files(model: &Model, lowered: &[Function], banner: &str) -> (String,
         "#include \"aether_flat_batch.h\"".into(),
         String::new(),
     ];
-    c.extend(super::c_flat::helpers());
+    c.extend(crate::targets::shared::c_family::flat::helpers());
     for t in &model.spec.types {
         let (e, b) = (&t.c_type, t.bits);
         c.extend([

@@ -18,11 +18,13 @@
 //! unless `AETHER_NO_LANES_SIMD`); elements before the first lane-aligned
 //! index and after the last whole block of 32 take the scalar loop.
 
-use super::c::{barrier_name, component_name, kind_type, minmax_rule, minmax_rule_with, product_name, type_name, Dialect, Helper};
-use super::print;
 use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Model};
 use crate::spec::ElemType;
+use crate::targets::shared::c_family::{
+    barrier_name, component_name, kind_type, minmax_rule, minmax_rule_with, product_name, type_name, Dialect, Helper,
+};
+use crate::targets::shared::print;
 
 /// Bytes of one vector.
 const VECTOR_BYTES: u32 = 32;
@@ -354,8 +356,8 @@ pub fn lanes_body(model: &Model, lowered: &[Function], k: &Kernel, scalar: &[Str
     b.push(format!("            acc[v].{lo}[k] = lanes[{width}u * v + k].{lo};"));
     b.push("        }".into());
     b.push("    }".into());
-    let stmts = super::c::lane_term_with(term, &v, &|p| format!("{p}_v"), &Dialect::C);
-    let term_lines = super::stmt::block(&Dialect::C, model, &v, &stmts);
+    let stmts = crate::targets::shared::c_family::lane_term_with(term, &v, &|p| format!("{p}_v"), &Dialect::C);
+    let term_lines = crate::targets::shared::stmt::block(&Dialect::C, model, &v, &stmts);
     // The blocks from j to `end`, each vector step by `step_name` on `state`.
     let blocks = |b: &mut Vec<String>, indent: &str, end: &str, step_name: &str, state: &str| {
         b.push(format!("{indent}for (i = j; i < {end}; i += {lanes}u) {{"));
@@ -501,7 +503,7 @@ mod tests {
         let lanes: Vec<_> = m.kernels.iter().filter(|k| matches!(k.kind, KernelKind::Lanes { .. })).collect();
         assert!(lanes.len() >= 4);
         for k in lanes {
-            let body = super::super::c::kernel(&m, k, &Dialect::C).body.join("\n");
+            let body = crate::targets::shared::c_family::kernel(&m, k, &Dialect::C).body.join("\n");
             assert!(body.contains("#if defined(AETHER_LANES_SIMD)"), "{}", m.kernel_c_name(k));
             assert!(body.contains("% 32u != 0u"), "{}: the scalar prefix up to a lane-aligned element", m.kernel_c_name(k));
             assert!(

@@ -2,9 +2,9 @@
 //! per witnessed callable (the flat convention of `c_flat`), the witnesses,
 //! and their words. The checking code itself is in the template.
 
-use super::c_flat;
 use crate::model::Model;
 use crate::selftest::Witness;
+use crate::targets::shared::c_family::flat as c_flat;
 
 /// The lines of the self-test's tables.
 pub fn tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {

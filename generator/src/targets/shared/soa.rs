@@ -8,9 +8,9 @@
 
 use serde::Serialize;
 
-use super::c;
 use crate::model::{Function, Kernel, KernelKind, Kind, Model};
 use crate::spec::{ElemType, Routine, ShapeKind};
+use crate::targets::shared::c_family as c;
 
 /// One array of a batch: `per_item` elements of `c_type` per item;
 /// `diag` > 0 for an n x n matrix whose diagonal a benchmark makes dominant

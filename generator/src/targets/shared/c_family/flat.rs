@@ -200,7 +200,7 @@ fn word(base: &str, k: usize) -> String {
 fn c_type(model: &Model, kind: &Kind, t: &ElemType) -> String {
     match kind {
         Kind::Bool => "int".into(),
-        Kind::Shape(s) => super::c::type_name(model, &s.name, t),
+        Kind::Shape(s) => crate::targets::shared::c_family::type_name(model, &s.name, t),
     }
 }
 
@@ -244,7 +244,7 @@ pub fn layout_checks(model: &Model) -> Vec<String> {
             if matches!(s.kind, ShapeKind::Scalar) {
                 continue;
             }
-            let ty = super::c::type_name(model, &s.name, t);
+            let ty = crate::targets::shared::c_family::type_name(model, &s.name, t);
             v.push(format!("typedef char aether_flat_layout_{ty}[sizeof({ty}) == {} * sizeof({}) ? 1 : -1];", s.len(), t.c_type));
         }
     }
@@ -331,7 +331,7 @@ fn kernel(model: &Model, k: &Kernel, style: &ThunkStyle) -> (Vec<String>, Vec<St
     let (calloc, free) = (style.calloc, style.free);
     let t = elem(model, &k.elem);
     let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
-    let pair = super::c::type_name(model, &red.pair, t);
+    let pair = crate::targets::shared::c_family::type_name(model, &red.pair, t);
     let lanes = red.lanes;
     let name = model.kernel_c_name(k);
     let e = &t.c_type;
@@ -402,7 +402,7 @@ fn kernel(model: &Model, k: &Kernel, style: &ThunkStyle) -> (Vec<String>, Vec<St
         }
         KernelKind::Plane { width } => {
             let kk = *width;
-            let term_ty = super::c::type_name(model, &k.shape, t);
+            let term_ty = crate::targets::shared::c_family::type_name(model, &k.shape, t);
             decls.extend([format!("{e} *value;"), format!("{e} *comp;"), format!("{term_ty} term;"), "size_t s, rec, slots;".into()]);
             body.push(format!("if (n_in < 1u || (n_in - 1u) % {}u != 0u || in[0] > (uint64_t)(cap / {}u)) return {BAD};", kk + 1, 2 * kk));
             body.push("s = (size_t)in[0];".into());
@@ -458,7 +458,10 @@ fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool, sty
     let (calloc, free) = (style.calloc, style.free);
     let t = elem(model, &k.elem);
     let e = &t.c_type;
-    let (m, v) = (super::c::type_name(model, &format!("mat{n}"), t), super::c::type_name(model, &format!("vec{n}"), t));
+    let (m, v) = (
+        crate::targets::shared::c_family::type_name(model, &format!("mat{n}"), t),
+        crate::targets::shared::c_family::type_name(model, &format!("vec{n}"), t),
+    );
     let (mat, vec) = (format!("mat{n}"), format!("vec{n}"));
     let nn = n * n;
     let (w_in, w_out) = crate::linalg::words(routine, n);

@@ -13,15 +13,18 @@
 use minijinja::context;
 use serde::Serialize;
 
-use super::c::{self, Arith, CFunction, Dialect, Helper};
-use super::c_flat::{self, ThunkStyle};
-use super::soa;
-use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::error::{Error, SpecError};
 use crate::model::{Function, Kernel, KernelKind, Model};
 use crate::selftest::{self, Witness};
 use crate::spec::{Assignment, ElemType};
+use crate::targets::shared::c_family::flat::{self as c_flat, ThunkStyle};
+use crate::targets::shared::c_family::{self as c, Arith, CFunction, Dialect, Helper};
+use crate::targets::shared::soa;
+use crate::targets::{render, Output, Target};
+
+pub mod check;
+pub mod predicates;
 
 #[derive(Debug)]
 pub struct Cuda;
@@ -36,10 +39,10 @@ const THUNKS: ThunkStyle<'static> =
 /// The warp the butterfly runs on.
 const WARP: usize = 32;
 
-const CORE_TEMPLATE: &str = include_str!("../../../templates/cuda/aether_core.cuh.j2");
-const BATCH_H_TEMPLATE: &str = include_str!("../../../templates/cuda/aether_batch.h.j2");
-const BATCH_CU_TEMPLATE: &str = include_str!("../../../templates/cuda/aether_batch.cu.j2");
-const BENCH_TEMPLATE: &str = include_str!("../../../templates/cuda/check/aether_bench.cu.j2");
+const CORE_TEMPLATE: &str = include_str!("../../../../templates/cuda/aether_core.cuh.j2");
+const BATCH_H_TEMPLATE: &str = include_str!("../../../../templates/cuda/aether_batch.h.j2");
+const BATCH_CU_TEMPLATE: &str = include_str!("../../../../templates/cuda/aether_batch.cu.j2");
+const BENCH_TEMPLATE: &str = include_str!("../../../../templates/cuda/check/aether_bench.cu.j2");
 
 #[derive(Serialize)]
 struct Wrapper {
@@ -131,8 +134,15 @@ impl Target for Cuda {
         let lowered = model.lowered();
         let mut out = vec![
             Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?),
-            Output::new("cuda_core/aether_predicate.cuh", super::predicates::c_family(model, super::predicates::CFamily::Cuda, banner)),
-            Output::new("cuda_core/check/aether_predicate_check.cu", super::predicates::cuda_check(model, banner)),
+            Output::new(
+                "cuda_core/aether_predicate.cuh",
+                crate::targets::shared::c_family::predicates::c_family(
+                    model,
+                    crate::targets::shared::c_family::predicates::CFamily::Cuda,
+                    banner,
+                ),
+            ),
+            Output::new("cuda_core/check/aether_predicate_check.cu", predicates::cuda_check(model, banner)),
         ];
         let batches = batches(model, &lowered);
         let ctx =
@@ -141,7 +151,7 @@ impl Target for Cuda {
         out.push(Output::new("cuda_core/aether_batch.cu", render("cuda/aether_batch.cu.j2", BATCH_CU_TEMPLATE, &ctx)?));
         out.push(Output::new("cuda_core/check/aether_bench.cu", render("cuda/check/aether_bench.cu.j2", BENCH_TEMPLATE, &ctx)?));
         out.push(Output::new("cuda_core/check/aether_cuda_flat.cuh", flat(model, banner)));
-        out.extend(super::c_check::cuda_files(model, banner)?);
+        out.extend(check::files(model, banner)?);
         Ok(out)
     }
 }
@@ -221,7 +231,7 @@ fn core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]
         witness_max_out => witnesses.iter().map(|w| w.expected.len()).max().unwrap_or(1),
         witness_max_in => witnesses.iter().map(|w| w.inputs.len()).max().unwrap_or(1),
         policy => c_flat::policy_function("aether_selftest_word_ok"),
-        probes => super::c_selftest::probe_table(model),
+        probes => crate::targets::shared::c_family::selftest::probe_table(model),
         flat_helpers => c_flat::helpers_with("static AETHER_HD "),
         ulp => c::ulp_functions(model),
     };
@@ -323,7 +333,7 @@ fn selftest_tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     lines.push("    }".into());
     lines.push("}".into());
     lines.push(String::new());
-    lines.extend(super::c_selftest::witness_table(model, witnesses, &|w| {
+    lines.extend(crate::targets::shared::c_family::selftest::witness_table(model, witnesses, &|w| {
         format!("{}u", thunks.iter().position(|t| *t == w.callable).unwrap())
     }));
     lines

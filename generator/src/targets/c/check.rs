@@ -1,54 +1,18 @@
-//! The C consumer kit beside the core: the pure-C corpus runner
-//! (`c_core/check/`: the flat thunk of every callable, the runner, its
-//! Makefile) and the packaging (`c_core/CMakeLists.txt`, the pkg-config
-//! template).
+//! The C consumer kit beside the core: the flat thunk of every callable,
+//! the corpus runner and its Makefile (`c_core/check/`), and the packaging
+//! (`c_core/CMakeLists.txt`, the pkg-config template).
 
 use minijinja::context;
 
-use super::{c_flat, render as render_template, Output};
 use crate::error::Error;
 use crate::model::Model;
+use crate::targets::shared::c_family::check::{hash_banner, runner};
+use crate::targets::shared::c_family::flat as c_flat;
+use crate::targets::{render as render_template, Output};
 
-const RUNNER_TEMPLATE: &str = include_str!("../../../templates/c/check/aether_check.c.j2");
-const MAKEFILE_TEMPLATE: &str = include_str!("../../../templates/c/check/Makefile.j2");
-const CUDA_MAKEFILE_TEMPLATE: &str = include_str!("../../../templates/cuda/check/Makefile.j2");
-const CMAKE_TEMPLATE: &str = include_str!("../../../templates/c/CMakeLists.txt.j2");
-const PKGCONFIG_TEMPLATE: &str = include_str!("../../../templates/c/aether_core.pc.in.j2");
-
-/// `#`-comment form of the banner, for the Makefile and CMake files.
-fn hash_banner(banner: &str) -> String {
-    banner.trim_start_matches("/* ").trim_end_matches(" */").lines().map(|l| format!("# {}", l.trim())).collect::<Vec<_>>().join("\n")
-}
-
-/// The corpus runner for `target` ("c": `c_core/check/aether_check.c`, C99
-/// on the C core's thunks; "cuda": `cuda_core/check/aether_check.cu`, the
-/// same runner with its batches on the GPU). One template for both.
-pub fn runner(model: &Model, banner: &str, target: &str) -> Result<String, Error> {
-    if target != "c" && target != "cuda" {
-        return Err(Error::Template {
-            template: "c/check/aether_check.c.j2".into(),
-            message: format!("no corpus runner for target {target:?} (c or cuda)"),
-        });
-    }
-    let ctx = context! {
-        banner,
-        target,
-        policy => c_flat::policy_function("check_word_ok"),
-        specials => c_flat::specials_tables(model, "check_special"),
-    };
-    render_template("c/check/aether_check.c.j2", RUNNER_TEMPLATE, &ctx)
-}
-
-/// The CUDA corpus runner and its Makefile (`cuda_core/check/`); the
-/// dispatcher it calls, `cuda_core/check/aether_cuda_flat.cuh`, comes from
-/// the CUDA target.
-pub fn cuda_files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
-    let ctx = context! { hash_banner => hash_banner(banner) };
-    Ok(vec![
-        Output::new("cuda_core/check/aether_check.cu", runner(model, banner, "cuda")?),
-        Output::new("cuda_core/check/Makefile", render_template("cuda/check/Makefile.j2", CUDA_MAKEFILE_TEMPLATE, &ctx)?),
-    ])
-}
+const MAKEFILE_TEMPLATE: &str = include_str!("../../../../templates/c/check/Makefile.j2");
+const CMAKE_TEMPLATE: &str = include_str!("../../../../templates/c/CMakeLists.txt.j2");
+const PKGCONFIG_TEMPLATE: &str = include_str!("../../../../templates/c/aether_core.pc.in.j2");
 
 pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
     let callables = model.callables();
@@ -159,36 +123,4 @@ pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
         Output::new("c_core/CMakeLists.txt", render_template("c/CMakeLists.txt.j2", CMAKE_TEMPLATE, &ctx)?),
         Output::new("c_core/aether_core.pc.in", render_template("c/aether_core.pc.in.j2", PKGCONFIG_TEMPLATE, &ctx)?),
     ])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_runner_template_for_c_and_cuda() {
-        let model = crate::load(&crate::default_root()).unwrap();
-        let banner = crate::output::banner(&model);
-        let c = runner(&model, &banner, "c").unwrap();
-        let cuda = runner(&model, &banner, "cuda").unwrap();
-        let executor =
-            "static int check_run_batch(size_t index, const uint64_t *in, const size_t *in_at, const size_t *n_in, size_t count, \
-                        uint64_t *out, size_t cap, size_t *n_out)";
-        for text in [&c, &cuda] {
-            assert!(text.contains(executor), "no batch executor");
-            assert!(text.contains("static int check_word_ok(uint64_t expected"), "no policy");
-            assert_eq!(text.matches("check_run_batch(").count(), 3, "one executor, called by the corpus and the random mode");
-            assert!(!text.contains("e->call("), "a call outside the executor");
-        }
-        assert!(c.contains("#include \"aether_flat.h\"") && !c.to_lowercase().contains("cuda"));
-        assert!(
-            cuda.contains("#include \"aether_cuda_flat.cuh\"")
-                && cuda.contains("aether_cuda_flat_call(index, in + in_at[k], n_in[k], out + k * cap, cap)")
-        );
-        assert!(cuda.contains("--host") && cuda.contains("--control-expected") && !c.contains("--host"));
-        assert!(runner(&model, &banner, "rust").is_err());
-        let files = cuda_files(&model, &banner).unwrap();
-        let paths: Vec<&str> = files.iter().map(|o| o.path.as_str()).collect();
-        assert_eq!(paths, ["cuda_core/check/aether_check.cu", "cuda_core/check/Makefile"]);
-    }
 }

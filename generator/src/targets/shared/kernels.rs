@@ -6,10 +6,10 @@
 //! in its check entries (a plain WGSL function cannot take an array of any
 //! length).
 
-use super::c::{component_name, lane_term_with, type_name};
-use super::stmt::{Arr, Statements, Stmt, Var, VarTy};
 use crate::model::{Kernel, KernelKind, Model};
 use crate::spec::ShapeKind;
+use crate::targets::shared::c_family::{component_name, lane_term_with, type_name};
+use crate::targets::shared::stmt::{Arr, Statements, Stmt, Var, VarTy};
 
 fn step_name(model: &Model, k: &Kernel, family: &str) -> String {
     let f = model.functions.iter().find(|f| f.family == family && f.elem == k.elem).unwrap();

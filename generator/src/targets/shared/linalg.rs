@@ -8,9 +8,9 @@
 use crate::model::{Builtin, Function, Kernel, KernelKind, Model};
 use crate::spec::{ElemType, Linalg, Multipliers, Nesting, Pivot, Routine, Seed, ShapeKind, Symmetrize, Update};
 
-use super::c::{component_name, type_name};
-use super::stmt::{Arr, Func, ParamTy, Statements, Stmt, Var, VarTy};
 use crate::dsl::BinOp;
+use crate::targets::shared::c_family::{component_name, type_name};
+use crate::targets::shared::stmt::{Arr, Func, ParamTy, Statements, Stmt, Var, VarTy};
 
 /// A printed function: name, doc lines, signature, body lines.
 #[derive(Debug)]
@@ -612,7 +612,7 @@ pub fn single_func(model: &Model, k: &Kernel, d: &dyn Statements) -> Func {
 }
 
 /// The public C-family function of a linear-algebra kernel.
-pub fn kernel(model: &Model, k: &Kernel, d: &super::c::Dialect) -> Printed {
+pub fn kernel(model: &Model, k: &Kernel, d: &crate::targets::shared::c_family::Dialect) -> Printed {
     let KernelKind::Linalg { routine, n, many } = k.kind else { unreachable!("a linear-algebra kernel") };
     let e = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
     let (t, m, v) = (e.c_type.clone(), type_name(model, &format!("mat{n}"), e), type_name(model, &format!("vec{n}"), e));
@@ -646,5 +646,5 @@ pub fn kernel(model: &Model, k: &Kernel, d: &super::c::Dialect) -> Printed {
         return Printed { name, doc, signature, body };
     }
     let f = single_func(model, k, d);
-    Printed { name, doc, signature: f.head(d, model, e), body: super::stmt::block(d, model, e, &f.body) }
+    Printed { name, doc, signature: f.head(d, model, e), body: crate::targets::shared::stmt::block(d, model, e, &f.body) }
 }

@@ -13,9 +13,9 @@
 //! OpenCL cores keep their bytes; a target whose bodies need braces
 //! (`braces`) gets them around every loop and `if` body.
 
-use super::print::Spelling;
 use crate::model::Model;
 use crate::spec::ElemType;
+use crate::targets::shared::print::Spelling;
 
 /// The base type of a declared variable.
 #[derive(Debug, Clone, PartialEq)]

@@ -224,7 +224,7 @@ impl<'a> Plan<'a> {
 
     /// A literal in every one of `lanes` lanes.
     fn lit(&mut self, v: f64, lanes: usize) -> V {
-        let l = super::c::literal(v, self.elem);
+        let l = crate::targets::shared::c_family::literal(v, self.elem);
         let value = if lanes == 1 { l } else { format!("{{{}}}", vec![l; lanes].join(", ")) };
         self.bind(vec![Expr::Lit(v); lanes], value)
     }
@@ -719,7 +719,7 @@ pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
     if !same {
         return None;
     }
-    let ret = super::c::kind_type(model, &f.ret, elem);
+    let ret = crate::targets::shared::c_family::kind_type(model, &f.ret, elem);
     let mut lines = vec![format!("{ret} out;")];
     lines.extend(plan.lines);
     lines.push("return out;".into());
@@ -825,7 +825,7 @@ pub fn prologue(model: &Model, lowered: &[Function]) -> Vec<String> {
         let Some(t) = model.spec.types.iter().find(|t| t.name == f.elem) else { continue };
         for k in f.params.iter().map(|p| &p.kind).chain(std::iter::once(&f.ret)) {
             if let Kind::Shape(s) = k {
-                let c = super::c::type_name(model, &s.name, t);
+                let c = crate::targets::shared::c_family::type_name(model, &s.name, t);
                 let line = format!("typedef char {c}_packed_for_item_forms[sizeof({c}) == {}u * sizeof({}) ? 1 : -1];", s.len(), t.c_type);
                 if !packed.contains(&line) {
                     packed.push(line);
@@ -987,7 +987,7 @@ mod tests {
     fn the_core_prints_each_form_under_its_macro_with_the_scalar_body_after_it() {
         let m = model();
         let lowered = m.lowered();
-        let (_, c) = super::super::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
+        let (_, c) = crate::targets::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
         for name in [
             "aether_quatf_mul",
             "aether_quatd_mul",

@@ -54,15 +54,17 @@
 use minijinja::context;
 use serde::Serialize;
 
-use super::c::{self, Arith, CFunction, Dialect, Helper, Math};
-use super::c_flat::{self, ThunkStyle};
-use super::soa::{self, SoaBatch};
-use super::wgsl::CheckEntry;
-use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::error::{Error, SpecError};
 use crate::model::{Callable, Function, KernelKind, Model};
 use crate::selftest::{self, Witness};
+use crate::targets::shared::c_family::flat::{self as c_flat, ThunkStyle};
+use crate::targets::shared::c_family::{self as c, Arith, CFunction, Dialect, Helper, Math};
+use crate::targets::shared::check::CheckEntry;
+use crate::targets::shared::soa::{self, SoaBatch};
+use crate::targets::{render, Output, Target};
+
+pub mod predicates;
 
 #[derive(Debug)]
 pub struct OpenCl;
@@ -97,7 +99,7 @@ pub const ARRAY_OUT: usize = 256;
 /// GPU and CPU runtime in use).
 const MIN_WORK_GROUP: usize = 64;
 
-const CORE_TEMPLATE: &str = include_str!("../../../templates/opencl/aether_core.cl.j2");
+const CORE_TEMPLATE: &str = include_str!("../../../../templates/opencl/aether_core.cl.j2");
 
 /// One kernel of the check program.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,8 +196,15 @@ impl Target for OpenCl {
         Ok(vec![
             Output::new("opencl_core/aether_core.cl", core),
             Output::new("opencl_core/check/aether_check.cl", check.source),
-            Output::new("opencl_core/aether_predicate.cl", super::predicates::c_family(model, super::predicates::CFamily::OpenCl, banner)),
-            Output::new("opencl_core/check/aether_predicate_check.cl", super::predicates::opencl_check(model, banner)),
+            Output::new(
+                "opencl_core/aether_predicate.cl",
+                crate::targets::shared::c_family::predicates::c_family(
+                    model,
+                    crate::targets::shared::c_family::predicates::CFamily::OpenCl,
+                    banner,
+                ),
+            ),
+            Output::new("opencl_core/check/aether_predicate_check.cl", predicates::opencl_check(model, banner)),
         ])
     }
 }
@@ -431,7 +440,7 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     v.push(String::new());
     v.push("/* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */".into());
     v.push(format!("__constant uint aether_selftest_rows[{}][7] = {{", witnesses.len().max(1)));
-    let (rows, words) = super::c_selftest::witness_rows(model, witnesses);
+    let (rows, words) = crate::targets::shared::c_family::selftest::witness_rows(model, witnesses);
     for (w, r) in witnesses.iter().zip(&rows) {
         v.push(format!(
             "    {{ {}u, {}u, {}u, {}u, {}u, {}u, {}u }}, /* {}: {} */",
@@ -451,7 +460,7 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     }
     v.push("};".into());
     v.push(format!("__constant ulong aether_selftest_words[{}] = {{", words.len().max(1)));
-    v.extend(super::c_selftest::word_lines(&words, "ul"));
+    v.extend(crate::targets::shared::c_family::selftest::word_lines(&words, "ul"));
     v.push("};".into());
     let max_in = witnesses.iter().map(|w| w.inputs.len()).max().unwrap_or(1).max(1);
     let max_out = witnesses.iter().map(|w| w.expected.len()).max().unwrap_or(1).max(1);

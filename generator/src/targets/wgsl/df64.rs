@@ -9,13 +9,13 @@
 //! wraps an operand of a cancelling operation that is a load
 //! (`df64::is_load`) in the renorm operation; nothing else is wrapped.
 
-use super::c;
-use super::print::{self, Spelling};
-use super::wgsl::{CheckEntry, CheckModule, Guard};
 use crate::df64::{self, DExpr, DTy, Df64Spec, Op};
 use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kind, Model, Ty};
 use crate::spec::{ElemType, ShapeKind};
+use crate::targets::shared::c_family as c;
+use crate::targets::shared::check::{CheckEntry, CheckModule, Guard};
+use crate::targets::shared::print::{self, Spelling};
 
 /// The WGSL type of a df64 value.
 pub const DF: &str = "aether_df64";
@@ -257,7 +257,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
     out.push("fn aether_df64_set_opaque_one(one: f32) {".into());
     out.push("    aether_df64_one = one;".into());
     out.push("}".into());
-    out.extend(super::wgsl::guard_helper("aether_df64_guard", "aether_df64_zero", "aether_df64_one", guard));
+    out.extend(crate::targets::wgsl::guard_helper("aether_df64_guard", "aether_df64_zero", "aether_df64_one", guard));
     out.push("fn aether_df64_isfinite_f32(x: f32) -> bool {".into());
     out.push("    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;".into());
     out.push("}".into());
@@ -321,7 +321,7 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
         let entry = format!("check_df64_{}", name.trim_start_matches("aether_"));
         let n_in = 2 * f.input_words();
         let n_out = if f.returns_bool() { 1 } else { 2 * f.output_words() };
-        src.extend(super::wgsl::function_entry_head(&entry, "aether_df64_check_guard();", n_in, n_out));
+        src.extend(crate::targets::wgsl::function_entry_head(&entry, "aether_df64_check_guard();", n_in, n_out));
         let mut w = 0usize;
         for p in &f.params {
             let Kind::Shape(s) = &p.kind else { unreachable!("no truth parameters") };

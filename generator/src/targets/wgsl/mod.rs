@@ -25,73 +25,22 @@
 
 use minijinja::context;
 
-use super::print::{self, Spelling};
-use super::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
-use super::{render, Output, Target};
 use crate::corpus::FunctionCases;
 use crate::dsl::BinOp;
 use crate::error::{Error, SpecError};
 use crate::model::{Builtin, Callable, Function, Kernel, KernelKind, Kind, Model, Ty};
 use crate::selftest::Witness;
 use crate::spec::{ElemType, Routine, ShapeKind};
+use crate::targets::shared::check::{CheckEntry, CheckModule, Guard, CHECK_WG};
+use crate::targets::shared::print::{self, Spelling};
+use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
+use crate::targets::{render, Output, Target};
+
+pub mod df64;
+pub mod predicates;
 
 #[derive(Debug)]
 pub struct WgslTarget;
-
-/// How the compensated helpers keep their error terms from being folded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
-    /// The core's guard: the bits XORed with a zero the compiler cannot see.
-    Bits,
-    /// The df64 literature's guard: a multiplication by an opaque 1.0 (a
-    /// negative control: insufficient on lavapipe).
-    OpaqueOne,
-    /// No guard (a negative control: the residual is folded on lavapipe).
-    None,
-}
-
-/// One entry point of the check module.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckEntry {
-    pub entry: String,
-    /// The callable's C name (the corpus key).
-    pub c_name: String,
-    /// The reference keys.
-    pub family: String,
-    pub shape: String,
-    pub elem: String,
-    pub n_in: usize,
-    pub n_out: usize,
-    pub workgroup_size: u32,
-    pub cases_per_workgroup: u32,
-    /// Every input word is a plain float and the counts are fixed: random
-    /// inputs suit the entry (not so for counts, indices or lane numbers).
-    pub random: bool,
-    /// At most this many random inputs, whatever the run asks for (the
-    /// expensive entries: the linear algebra, the per-invocation kernels
-    /// over arrays); None for no limit.
-    pub max_random: Option<usize>,
-}
-
-impl CheckEntry {
-    /// The entry of a function: one case per invocation in workgroups of
-    /// `CHECK_WG`, random inputs when it has any.
-    pub fn of_function(entry: String, c_name: String, f: &Function, n_in: usize, n_out: usize) -> CheckEntry {
-        CheckEntry {
-            entry,
-            c_name,
-            family: f.family.clone(),
-            shape: f.shape.clone(),
-            elem: f.elem.clone(),
-            n_in,
-            n_out,
-            workgroup_size: CHECK_WG,
-            cases_per_workgroup: CHECK_WG,
-            random: n_in > 0,
-            max_random: None,
-        }
-    }
-}
 
 /// The first lines of a function's entry (one case per invocation): the
 /// case index, the bounds test, the guard's call and the case's first input
@@ -107,13 +56,6 @@ pub fn function_entry_head(entry: &str, guard: &str, n_in: usize, n_out: usize) 
         format!("    let aether_base = aether_i * {n_in}u;"),
         format!("    let aether_obase = aether_i * {n_out}u;"),
     ]
-}
-
-/// A WGSL module with one entry point per checked callable.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckModule {
-    pub source: String,
-    pub entries: Vec<CheckEntry>,
 }
 
 /// The spelling of WGSL: operators for the rounded operations (WGSL has no
@@ -138,7 +80,7 @@ pub struct Wgsl {
 
 impl Spelling for Wgsl {
     fn lit(&self, v: f64, elem: &ElemType) -> String {
-        super::c::literal(v, elem)
+        crate::targets::shared::c_family::literal(v, elem)
     }
     fn truth(&self, b: bool) -> String {
         b.to_string()
@@ -169,7 +111,7 @@ impl Spelling for Wgsl {
         }
     }
     fn component(&self, var: &str, kind: &ShapeKind, k: usize) -> String {
-        format!("{var}.{}", super::c::component(kind, k))
+        format!("{var}.{}", crate::targets::shared::c_family::component(kind, k))
     }
     fn kind_type(&self, model: &Model, kind: &Kind, elem: &ElemType) -> String {
         match kind {
@@ -329,7 +271,7 @@ fn structs(model: &Model, t: &ElemType) -> Vec<WStruct> {
             ShapeKind::Vector(names) => names.iter().map(|n| format!("{n}: f32")).collect(),
             ShapeKind::Matrix { .. } => vec![format!("m: array<f32, {}>", shape.len())],
         };
-        let doc = super::c::shape_doc(shape, "f32");
+        let doc = crate::targets::shared::c_family::shape_doc(shape, "f32");
         out.push(WStruct { name: type_name(model, &shape.name, t), doc, fields, size: 4 * shape.len() });
     }
     out
@@ -434,14 +376,14 @@ fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<WF
         if let KernelKind::Linalg { n, .. } = k.kind {
             if !sizes.contains(&n) {
                 sizes.push(n);
-                for f in super::linalg::helper_funcs(model, lowered, t, n, &sp) {
+                for f in crate::targets::shared::linalg::helper_funcs(model, lowered, t, n, &sp) {
                     out.push(WFunction {
                         name: f.name.clone(),
                         doc: vec![format!(
                             "The per-lane linear algebra of {n}x{n} f32 matrices on row-major arrays ([rules.linalg]): helper."
                         )],
                         signature: f.head(&sp, model, t),
-                        body: super::stmt::block(&sp, model, t, &f.body),
+                        body: crate::targets::shared::stmt::block(&sp, model, t, &f.body),
                     });
                 }
             }
@@ -449,28 +391,28 @@ fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<WF
     }
     for k in model.kernels.iter().filter(|k| k.elem == t.name) {
         if let KernelKind::Linalg { many: false, .. } = k.kind {
-            let f = super::linalg::single_func(model, k, &sp);
+            let f = crate::targets::shared::linalg::single_func(model, k, &sp);
             let ks = model.spec.kernel(&k.key).unwrap();
             out.push(WFunction {
                 name: f.name.clone(),
                 doc: vec![ks.doc.clone()],
                 signature: f.head(&sp, model, t),
-                body: super::stmt::block(&sp, model, t, &f.body),
+                body: crate::targets::shared::stmt::block(&sp, model, t, &f.body),
             });
         }
     }
     out
 }
 
-const CORE_TEMPLATE: &str = include_str!("../../../templates/wgsl/aether_core.wgsl.j2");
+const CORE_TEMPLATE: &str = include_str!("../../../../templates/wgsl/aether_core.wgsl.j2");
 /// The ULP distance, for consumers' own tests (the rules of
 /// `aether_reference::ulp` and the C core's `aether_f32_ulp_distance`).
-const ULP_WGSL: &str = include_str!("../../../templates/wgsl/ulp.wgsl");
+const ULP_WGSL: &str = include_str!("../../../../templates/wgsl/ulp.wgsl");
 
 /// fmin or fmax of the spec in WGSL: the C family's rule
 /// (`c::minmax_rule`), the NaN test on the bits.
 fn minmax(cmp: &str) -> String {
-    super::c::minmax_rule(cmp, &|x| format!("aether_isnan_f32({x})"), &|c, x, y| format!("select({y}, {x}, {c})"))
+    crate::targets::shared::c_family::minmax_rule(cmp, &|x| format!("aether_isnan_f32({x})"), &|c, x, y| format!("select({y}, {x}, {c})"))
 }
 
 /// The core's source for the given lowered functions and guard.
@@ -596,7 +538,10 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
                     block.push(format!("    aether_lanes[{l}] = {pair}({}, {});", hex(w.inputs[2 * l]), hex(w.inputs[2 * l + 1])));
                 }
                 block.push(format!("    let aether_got = {}(aether_lanes);", model.kernel_c_name(k)));
-                let (hi, comp) = (super::c::component_name(model, &red.pair, 0), super::c::component_name(model, &red.pair, 1));
+                let (hi, comp) = (
+                    crate::targets::shared::c_family::component_name(model, &red.pair, 0),
+                    crate::targets::shared::c_family::component_name(model, &red.pair, 1),
+                );
                 vec![format!("bitcast<u32>(aether_got.{hi})"), format!("bitcast<u32>(aether_got.{comp})")]
             }
         };
@@ -692,8 +637,6 @@ fn store_result(f: &Function, var: &str) -> Vec<String> {
     result_words(f, var).into_iter().enumerate().map(|(k, w)| format!("aether_out[aether_obase + {k}u] = {w};")).collect()
 }
 
-const CHECK_WG: u32 = 64;
-
 /// The check module of the given lowered functions (the model's own, or a
 /// mutant's) with the given guard: the core, then one entry point per f32
 /// function and the butterfly kernel's two forms.
@@ -735,7 +678,10 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
         let red = model.spec.reduction.as_ref().unwrap();
         let (lanes, pair) = (red.lanes, type_name(model, &red.pair, t));
         let name = model.kernel_c_name(&k);
-        let (hi, comp) = (super::c::component_name(model, &red.pair, 0), super::c::component_name(model, &red.pair, 1));
+        let (hi, comp) = (
+            crate::targets::shared::c_family::component_name(model, &red.pair, 0),
+            crate::targets::shared::c_family::component_name(model, &red.pair, 1),
+        );
         let short = name.trim_start_matches("aether_");
         src.push(String::new());
         src.push(format!("@compute @workgroup_size({CHECK_WG})"));
@@ -855,7 +801,7 @@ fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &m
         src.push("    aether_check_guard();".into());
         src.push(format!("    let aether_base = aether_i * {}u;", n * arrays.len()));
         src.push(format!("    var aether_p: {pair};"));
-        src.extend(super::c::zero_pair(model, t, "aether_p").into_iter().map(|l| format!("    {l}")));
+        src.extend(crate::targets::shared::c_family::zero_pair(model, t, "aether_p").into_iter().map(|l| format!("    {l}")));
         src.push(format!("    for (var aether_j = lane; aether_j < {n}u; aether_j += {lanes}u) {{"));
         for (a, p) in arrays.iter().zip(&lowered.params) {
             let at = arrays.iter().position(|x| x == a).unwrap() * n;
@@ -906,7 +852,10 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
     let Some(red) = model.spec.reduction.as_ref() else { return };
     let sp = Wgsl::default();
     let pair = type_name(model, &red.pair, t);
-    let (hi, lo) = (super::c::component_name(model, &red.pair, 0), super::c::component_name(model, &red.pair, 1));
+    let (hi, lo) = (
+        crate::targets::shared::c_family::component_name(model, &red.pair, 0),
+        crate::targets::shared::c_family::component_name(model, &red.pair, 1),
+    );
     let lanes = red.lanes;
     let rd = |at: &str| format!("bitcast<f32>(aether_in[{at}])");
     for k in model.kernels.iter().filter(|k| k.elem == t.name) {
@@ -931,7 +880,12 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
                         rd(&format!("aether_base + {}u + aether_k", 2 * lanes + 1 + a * n))
                     ));
                 }
-                body.extend(super::stmt::block(&sp, model, t, &super::kernels::lanes_body(model, k, &sp, &|a| Arr::local(a))));
+                body.extend(crate::targets::shared::stmt::block(
+                    &sp,
+                    model,
+                    t,
+                    &crate::targets::shared::kernels::lanes_body(model, k, &sp, &|a| Arr::local(a)),
+                ));
                 body.push(format!(
                     "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ aether_out[aether_obase + 2u * aether_k] = bitcast<u32>(lanes[aether_k].{hi}); aether_out[aether_obase + 2u * aether_k + 1u] = bitcast<u32>(lanes[aether_k].{lo}); }}"
                 ));
@@ -956,9 +910,14 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
                 };
                 body.push(format!("    let term = {term};"));
                 body.extend(
-                    super::stmt::block(&sp, model, t, &super::kernels::plane_body(model, k, &sp, &|a| Arr::local(a)))
-                        .into_iter()
-                        .map(|l| format!("    {l}")),
+                    crate::targets::shared::stmt::block(
+                        &sp,
+                        model,
+                        t,
+                        &crate::targets::shared::kernels::plane_body(model, k, &sp, &|a| Arr::local(a)),
+                    )
+                    .into_iter()
+                    .map(|l| format!("    {l}")),
                 );
                 body.push("}".into());
                 body.push(format!("for (var aether_k = 0u; aether_k < {slots}u; aether_k++) {{ aether_out[aether_obase + aether_k] = bitcast<u32>(value[aether_k]); aether_out[aether_obase + {slots}u + aether_k] = bitcast<u32>(comp[aether_k]); }}"));
@@ -975,7 +934,12 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
                     rd("aether_base + aether_k"),
                     rd(&format!("aether_base + {n}u + aether_k"))
                 ));
-                body.extend(super::stmt::block(&sp, model, t, &super::kernels::resolve_body(model, k, &sp, &|a| Arr::local(a))));
+                body.extend(crate::targets::shared::stmt::block(
+                    &sp,
+                    model,
+                    t,
+                    &crate::targets::shared::kernels::resolve_body(model, k, &sp, &|a| Arr::local(a)),
+                ));
                 body.push(format!("for (var aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_out[aether_obase + aether_k] = bitcast<u32>(out[aether_k]); }}"));
                 (2 * n, n)
             }
@@ -1037,7 +1001,7 @@ fn linalg_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
         let lanes = if many { LINALG_CHECK_LANES } else { 1 };
         let (mt, vt) = (type_name(model, &format!("mat{n}"), t), type_name(model, &format!("vec{n}"), t));
         let nn = n * n;
-        let vcomps: Vec<String> = (0..n).map(|c| super::c::component_name(model, &format!("vec{n}"), c)).collect();
+        let vcomps: Vec<String> = (0..n).map(|c| crate::targets::shared::c_family::component_name(model, &format!("vec{n}"), c)).collect();
         let rd = |at: usize| format!("bitcast<f32>(aether_in[aether_base + {at}u])");
         let mat_in = |var: &str, at: usize| {
             vec![format!("var {var}: {mt};"), format!("for (var aether_k = 0u; aether_k < {nn}u; aether_k++) {{ {var}.m[aether_k] = bitcast<f32>(aether_in[aether_base + {at}u + aether_k]); }}")]
@@ -1187,7 +1151,7 @@ impl Target for WgslTarget {
     /// `[bands.wgsl]` that their trees can have.
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
         crate::bands::check(model, "wgsl", &callables(model))?;
-        super::df64::validate(model)
+        crate::targets::wgsl::df64::validate(model)
     }
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
@@ -1195,8 +1159,11 @@ impl Target for WgslTarget {
         let core = core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?;
         Ok(vec![
             Output::new("wgsl_core/aether_core.wgsl", core),
-            Output::new("wgsl_core/aether_predicate.wgsl", super::predicates::wgsl(model, banner)),
-            Output::new("wgsl_core/aether_df64.wgsl", super::df64::core_source(model, &model.lowered(), banner, Guard::Bits)),
+            Output::new("wgsl_core/aether_predicate.wgsl", predicates::wgsl(model, banner)),
+            Output::new(
+                "wgsl_core/aether_df64.wgsl",
+                crate::targets::wgsl::df64::core_source(model, &model.lowered(), banner, Guard::Bits),
+            ),
         ])
     }
 }
