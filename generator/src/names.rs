@@ -8,50 +8,33 @@
 //! CMake and pkg-config files. Each is checked here, once, before anything is
 //! built, so that an accepted spec never emits code a compiler refuses.
 
-/// Words no body-level name may be: the keywords of C99/C11, C++ (a C or CUDA
-/// core is included from C++), OpenCL C and WGSL (keywords and reserved
-/// words), WGSL's predeclared types, and the library and built-in names the
-/// cores call inside a function body (a local of that name would hide them).
-#[rustfmt::skip]
-const RESERVED: &[&str] = &[
-    // C99 and C11
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for",
-    "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-    "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "complex", "imaginary",
-    "alignas", "alignof", "noreturn", "static_assert", "thread_local",
-    // C++ (to C++23), with the alternative operator names
-    "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
-    "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype", "delete",
-    "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
-    "operator", "or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires", "static_cast", "template",
-    "this", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", "final", "override",
-    // OpenCL C: qualifiers and built-in types
-    "kernel", "global", "local", "constant", "generic", "read_only", "write_only", "read_write", "uniform", "pipe", "half",
-    "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "event_t", "sampler_t", "image1d_t",
-    "image2d_t", "image3d_t", "float2", "float3", "float4", "double2", "double3", "double4", "int2", "int3", "int4",
-    // WGSL keywords and reserved words
-    "alias", "const_assert", "continuing", "diagnostic", "discard", "enable", "fn", "let", "loop", "override", "var", "NULL",
-    "Self", "abstract", "active", "as", "async", "attribute", "await", "become", "cast", "common", "coherent", "crate",
-    "debugger", "demote", "demote_to_helper", "each", "enum", "filter", "from", "fxgroup", "get", "handle", "impl",
-    "implements", "import", "inout", "instanceof", "interface", "layout", "lowp", "macro", "macro_rules", "match", "mediump",
-    "meta", "mod", "module", "move", "mut", "nomut", "noinline", "noperspective", "null", "nullable", "of", "package",
-    "packoffset", "partition", "pass", "patch", "pixelfragment", "precise", "precision", "premerge", "priv", "ref",
-    "regardless", "resource", "self", "set", "shared", "sizeof", "smooth", "snorm", "std", "subroutine", "super", "target",
-    "technique", "throw", "trait", "type", "typeof", "unless", "unorm", "unsafe", "unsized", "use", "varying", "virtual",
-    "where", "with", "writeonly", "yield", "highp", "signed", "binding_array",
-    // WGSL predeclared types (a local would hide them)
-    "i32", "u32", "f32", "f16", "i64", "u64", "f64", "vec2", "vec3", "vec4", "vec2f", "vec3f", "vec4f", "vec2i", "vec3i",
-    "vec4i", "vec2u", "vec3u", "vec4u", "mat2x2", "mat3x3", "mat4x4", "mat2x2f", "mat3x3f", "mat4x4f", "array", "atomic",
-    "ptr", "sampler", "function", "private", "storage", "workgroup",
-    // library and built-in names the cores call in a body
-    "sqrt", "sqrtf", "fabs", "fabsf", "fmin", "fminf", "fmax", "fmaxf", "abs", "min", "max", "select", "bitcast", "isfinite",
-    "isnan", "isinf", "signbit", "copysign", "memcpy", "memset", "errno", "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF",
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "out",
-];
+/// Each target's keyword list, `(target, text)`: the words of
+/// `src/targets/<target>/keywords.txt` (whitespace-separated, `#` to the end
+/// of a line a comment), collected by the build script from every target
+/// folder. A word there is a keyword or reserved word of the target's
+/// language, or a library or built-in name its core calls inside a function
+/// body (a local of that name would hide it).
+const TARGET_KEYWORDS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/target_keywords.rs"));
 
-/// Whether a target language reserves `name` (or a core calls it in a body).
+/// The words of one keyword list.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().flat_map(|l| l.split('#').next().unwrap_or("").split_whitespace())
+}
+
+/// The keywords of `target` (empty for a target with no list).
+pub fn keywords(target: &str) -> Vec<&'static str> {
+    TARGET_KEYWORDS.iter().filter(|(t, _)| *t == target).flat_map(|(_, text)| words(text)).collect()
+}
+
+/// The targets whose language reserves `name` (or whose core calls it in a
+/// body), in folder order.
+pub fn reserving(name: &str) -> Vec<&'static str> {
+    TARGET_KEYWORDS.iter().filter(|(_, text)| words(text).any(|w| w == name)).map(|(t, _)| *t).collect()
+}
+
+/// Whether a target reserves `name` (or a core calls it in a body).
 pub fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name)
+    !reserving(name).is_empty()
 }
 
 /// Whether `s` is an identifier in every target: ASCII letters, digits and
@@ -88,8 +71,13 @@ pub fn check_part(name: &str, what: &str) -> Result<(), String> {
 /// parameter, a step of a body, an array, a vector component).
 pub fn check_local(name: &str, what: &str) -> Result<(), String> {
     check_part(name, what)?;
-    if is_reserved(name) {
-        return Err(format!("{what} `{name}` is reserved in a target language (C, C++, CUDA, OpenCL C or WGSL)"));
+    let targets = reserving(name);
+    if !targets.is_empty() {
+        return Err(format!(
+            "{what} `{name}` is reserved by target {} (generator/src/targets/{}/keywords.txt)",
+            targets.join(", "),
+            targets[0]
+        ));
     }
     Ok(())
 }
@@ -151,7 +139,10 @@ mod tests {
     #[test]
     fn names() {
         assert!(check_local("theta", "a step").is_ok());
-        assert!(check_local("int", "a step").unwrap_err().contains("reserved"));
+        assert!(check_local("int", "a step").unwrap_err().contains("reserved by target c, cuda, opencl ("));
+        assert!(check_local("sample", "a step").is_ok(), "no target reserves it");
+        assert!(check_local("threadIdx", "a step").unwrap_err().contains("reserved by target cuda ("));
+        assert!(keywords("wgsl").contains(&"let") && !keywords("c").contains(&"let"));
         assert!(check_local("or", "a step").is_err(), "a C++ alternative operator name");
         assert!(check_local("let", "a step").is_err(), "a WGSL keyword");
         assert!(check_local("_x", "a step").is_err());

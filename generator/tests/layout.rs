@@ -78,7 +78,8 @@ fn paths(text: &str, module: &[String]) -> Vec<Vec<String>> {
             if code[j..].starts_with("::{") {
                 let close = code[j..].find('}').map_or(bytes.len(), |k| j + k);
                 for item in code[j + 3..close].split(',') {
-                    let item: Vec<String> = item.trim().split("::").map(|s| s.split_whitespace().next().unwrap_or("").to_string()).collect();
+                    let item: Vec<String> =
+                        item.trim().split("::").map(|s| s.split_whitespace().next().unwrap_or("").to_string()).collect();
                     let mut p = segs.clone();
                     p.extend(item);
                     out.push(p);

@@ -620,14 +620,14 @@ fn hostile_specs_get_exact_messages() {
             "int = 1\ntt = isfinite(r) ? 1 / (fabs(theta) + r) : 0.5 / fabs(theta)".into(),
             0,
             "families.jacobi_rotation.body",
-            "the step `int` is reserved in a target language (C, C++, CUDA, OpenCL C or WGSL)".into(),
+            "the step `int` is reserved by target c, cuda, opencl (generator/src/targets/c/keywords.txt)".into(),
         ),
         (
             "params = [\"app: self\", \"aqq: self\", \"apq: self\"]\nreturns = \"rotation\"".into(),
             "params = [\"app: self\", \"aqq: self\", \"or: self\"]\nreturns = \"rotation\"".into(),
             0,
             "families.jacobi_rotation.params",
-            "parameter name `or` is reserved in a target language (C, C++, CUDA, OpenCL C or WGSL)".into(),
+            "parameter name `or` is reserved by target c, cuda (generator/src/targets/c/keywords.txt)".into(),
         ),
         (
             "[families.transpose]\n".into(),
