@@ -881,4 +881,20 @@ mod tests {
             assert_eq!(text.trim_end_matches('f').parse::<f64>().unwrap().to_bits(), v.to_bits());
         }
     }
+
+    /// The butterfly computes only lane 0's cone where the rounds halve down
+    /// to 1, and the full butterfly for any other rounds.
+    #[test]
+    fn the_butterfly_computes_lane_zeros_cone_only_where_the_rounds_halve() {
+        assert!(halving(&[16, 8, 4, 2, 1]));
+        assert!(halving(&[1]));
+        assert!(!halving(&[1, 2, 4, 8, 16]), "the rounds-reversed mutant's order needs every lane");
+        assert!(!halving(&[16, 4, 1]));
+        assert!(!halving(&[]));
+        let m = crate::load(&crate::default_root()).expect("the spec loads");
+        let k = m.kernels.iter().find(|k| k.kind == KernelKind::Butterfly).expect("a butterfly kernel");
+        let body = kernel(&m, k, &Dialect::C).body.join("\n");
+        assert!(body.contains("for (i = 0; i < rounds[r]; ++i) v[i] = "), "{body}");
+        assert!(!body.contains("w[i]"), "{body}");
+    }
 }
