@@ -225,8 +225,6 @@ fn passes_structs(f: &Function) -> bool {
     is_struct(&f.ret) || f.params.iter().any(|p| is_struct(&p.kind))
 }
 
-/// A lowered function printed in a dialect; its doc shows the exact body in
-
 #[cfg(test)]
 mod tests {
     use super::*;
