@@ -265,6 +265,36 @@ fn every_generated_and_foreign_name_is_given_to_a_spec_name() {
     }
 }
 
+/// Names a core does not introduce but uses where a spec's names are in
+/// scope: a library type or function, or a target's built-in. A spec name
+/// there would hide it, so a target's keywords.txt reserves it (a spec that
+/// named a parameter `uint32_t`, `get_global_id` or `cudaGetLastError` gave
+/// C, OpenCL C and CUDA that did not compile).
+const USED_BESIDE_SPEC_NAMES: &[(&str, &[&str])] = &[
+    ("size_t", &["c", "cuda", "opencl"]),
+    ("int32_t", &["c", "cuda"]),
+    ("int64_t", &["c", "cuda"]),
+    ("uint32_t", &["c", "cuda"]),
+    ("uint64_t", &["c", "cuda"]),
+    ("cudaGetLastError", &["cuda"]),
+    ("threadIdx", &["cuda"]),
+    ("get_global_id", &["opencl"]),
+    ("convert_float_rte", &["opencl"]),
+    ("clz", &["opencl"]),
+    ("bitcast", &["wgsl"]),
+    ("u32", &["wgsl"]),
+];
+
+#[test]
+fn names_the_cores_use_beside_spec_names_are_reserved() {
+    for (name, targets) in USED_BESIDE_SPEC_NAMES {
+        let reserving = aether_generator::names::reserving(name);
+        for t in *targets {
+            assert!(reserving.contains(t), "`{name}` is not reserved by {t} (it reserves: {reserving:?})");
+        }
+    }
+}
+
 /// One compile: what it checks and the command.
 struct Job {
     what: String,
