@@ -432,10 +432,10 @@ typedef struct aether_pairfx8 { aether_f32x8 hi; aether_f32x8 comp; } aether_pai
 #else
 #  define aether_fmax_f32x8(a, b) (aether_select_f32x8(((a) != (a)), (b), aether_select_f32x8(((b) != (b)), (a), aether_select_f32x8((b) > (a), (b), (a)))))
 #endif
-static __inline__ void aether_pairf_neumaier_add_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_p, const aether_f32x8 *aether_x)
+static __inline__ void aether_pairf_neumaier_add_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_in_p, const aether_f32x8 *aether_in_x)
 {
-    const aether_pairfx8 p = *aether_p;
-    const aether_f32x8 x = *aether_x;
+    const aether_pairfx8 p = *aether_in_p;
+    const aether_f32x8 x = *aether_in_x;
     const aether_f32x8 h = aether_barrier_f32x8(p.hi);
     const aether_f32x8 c = aether_barrier_f32x8(p.comp);
     const aether_f32x8 t = aether_barrier_f32x8(x);
@@ -445,15 +445,15 @@ static __inline__ void aether_pairf_neumaier_add_x8(aether_pairfx8 *aether_resul
     const aether_f32x8 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     const aether_f32x8 two_sum_err_av = (two_sum_err_t - t);
     const aether_f32x8 two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    aether_pairfx8 out;
-    out.hi = s;
-    out.comp = (c + aether_fmax_f32x8(two_sum_err_ab, two_sum_err_ba));
-    *aether_result = out;
+    aether_pairfx8 aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + aether_fmax_f32x8(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = aether_out;
 }
-static __inline__ void aether_pairf_combine_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_a, const aether_pairfx8 *aether_b)
+static __inline__ void aether_pairf_combine_x8(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_in_a, const aether_pairfx8 *aether_in_b)
 {
-    const aether_pairfx8 a = *aether_a;
-    const aether_pairfx8 b = *aether_b;
+    const aether_pairfx8 a = *aether_in_a;
+    const aether_pairfx8 b = *aether_in_b;
     const aether_f32x8 x = aether_barrier_f32x8(a.hi);
     const aether_f32x8 y = aether_barrier_f32x8(b.hi);
     const aether_f32x8 s = (x + y);
@@ -462,16 +462,16 @@ static __inline__ void aether_pairf_combine_x8(aether_pairfx8 *aether_result, co
     const aether_f32x8 two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const aether_f32x8 two_sum_err_av = (two_sum_err_t - y);
     const aether_f32x8 two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_pairfx8 out;
-    out.hi = s;
-    out.comp = ((aether_barrier_f32x8(a.comp) + aether_barrier_f32x8(b.comp)) + aether_fmax_f32x8(two_sum_err_ab, two_sum_err_ba));
-    *aether_result = out;
+    aether_pairfx8 aether_out;
+    aether_out.hi = s;
+    aether_out.comp = ((aether_barrier_f32x8(a.comp) + aether_barrier_f32x8(b.comp)) + aether_fmax_f32x8(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = aether_out;
 }
 /* aether_pairf_neumaier_add_x8's two-sum residual in one operand order: the same bits wherever that order's residual is finite. */
-static __inline__ void aether_pairf_neumaier_add_x8_one_order(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_p, const aether_f32x8 *aether_x)
+static __inline__ void aether_pairf_neumaier_add_x8_one_order(aether_pairfx8 *aether_result, const aether_pairfx8 *aether_in_p, const aether_f32x8 *aether_in_x)
 {
-    const aether_pairfx8 p = *aether_p;
-    const aether_f32x8 x = *aether_x;
+    const aether_pairfx8 p = *aether_in_p;
+    const aether_f32x8 x = *aether_in_x;
     const aether_f32x8 h = aether_barrier_f32x8(p.hi);
     const aether_f32x8 c = aether_barrier_f32x8(p.comp);
     const aether_f32x8 t = aether_barrier_f32x8(x);
@@ -479,10 +479,10 @@ static __inline__ void aether_pairf_neumaier_add_x8_one_order(aether_pairfx8 *ae
     const aether_f32x8 two_sum_err_t = aether_barrier_f32x8(s);
     const aether_f32x8 two_sum_err_bv = (two_sum_err_t - h);
     const aether_f32x8 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
-    aether_pairfx8 out;
-    out.hi = s;
-    out.comp = (c + two_sum_err_ab);
-    *aether_result = out;
+    aether_pairfx8 aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + two_sum_err_ab);
+    *aether_result = aether_out;
 }
 /* Whether every lane of p[0..count) is finite, hi and comp alike. */
 static __inline__ int aether_pairfx8_finite(const aether_pairfx8 *p, unsigned count)
@@ -517,10 +517,10 @@ typedef struct aether_pairdx4 { aether_f64x4 hi; aether_f64x4 comp; } aether_pai
 #else
 #  define aether_fmax_f64x4(a, b) (aether_select_f64x4(((a) != (a)), (b), aether_select_f64x4(((b) != (b)), (a), aether_select_f64x4((b) > (a), (b), (a)))))
 #endif
-static __inline__ void aether_paird_neumaier_add_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_p, const aether_f64x4 *aether_x)
+static __inline__ void aether_paird_neumaier_add_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_in_p, const aether_f64x4 *aether_in_x)
 {
-    const aether_pairdx4 p = *aether_p;
-    const aether_f64x4 x = *aether_x;
+    const aether_pairdx4 p = *aether_in_p;
+    const aether_f64x4 x = *aether_in_x;
     const aether_f64x4 h = aether_barrier_f64x4(p.hi);
     const aether_f64x4 c = aether_barrier_f64x4(p.comp);
     const aether_f64x4 t = aether_barrier_f64x4(x);
@@ -530,15 +530,15 @@ static __inline__ void aether_paird_neumaier_add_x4(aether_pairdx4 *aether_resul
     const aether_f64x4 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     const aether_f64x4 two_sum_err_av = (two_sum_err_t - t);
     const aether_f64x4 two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    aether_pairdx4 out;
-    out.hi = s;
-    out.comp = (c + aether_fmax_f64x4(two_sum_err_ab, two_sum_err_ba));
-    *aether_result = out;
+    aether_pairdx4 aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + aether_fmax_f64x4(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = aether_out;
 }
-static __inline__ void aether_paird_combine_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_a, const aether_pairdx4 *aether_b)
+static __inline__ void aether_paird_combine_x4(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_in_a, const aether_pairdx4 *aether_in_b)
 {
-    const aether_pairdx4 a = *aether_a;
-    const aether_pairdx4 b = *aether_b;
+    const aether_pairdx4 a = *aether_in_a;
+    const aether_pairdx4 b = *aether_in_b;
     const aether_f64x4 x = aether_barrier_f64x4(a.hi);
     const aether_f64x4 y = aether_barrier_f64x4(b.hi);
     const aether_f64x4 s = (x + y);
@@ -547,16 +547,16 @@ static __inline__ void aether_paird_combine_x4(aether_pairdx4 *aether_result, co
     const aether_f64x4 two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const aether_f64x4 two_sum_err_av = (two_sum_err_t - y);
     const aether_f64x4 two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_pairdx4 out;
-    out.hi = s;
-    out.comp = ((aether_barrier_f64x4(a.comp) + aether_barrier_f64x4(b.comp)) + aether_fmax_f64x4(two_sum_err_ab, two_sum_err_ba));
-    *aether_result = out;
+    aether_pairdx4 aether_out;
+    aether_out.hi = s;
+    aether_out.comp = ((aether_barrier_f64x4(a.comp) + aether_barrier_f64x4(b.comp)) + aether_fmax_f64x4(two_sum_err_ab, two_sum_err_ba));
+    *aether_result = aether_out;
 }
 /* aether_paird_neumaier_add_x4's two-sum residual in one operand order: the same bits wherever that order's residual is finite. */
-static __inline__ void aether_paird_neumaier_add_x4_one_order(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_p, const aether_f64x4 *aether_x)
+static __inline__ void aether_paird_neumaier_add_x4_one_order(aether_pairdx4 *aether_result, const aether_pairdx4 *aether_in_p, const aether_f64x4 *aether_in_x)
 {
-    const aether_pairdx4 p = *aether_p;
-    const aether_f64x4 x = *aether_x;
+    const aether_pairdx4 p = *aether_in_p;
+    const aether_f64x4 x = *aether_in_x;
     const aether_f64x4 h = aether_barrier_f64x4(p.hi);
     const aether_f64x4 c = aether_barrier_f64x4(p.comp);
     const aether_f64x4 t = aether_barrier_f64x4(x);
@@ -564,10 +564,10 @@ static __inline__ void aether_paird_neumaier_add_x4_one_order(aether_pairdx4 *ae
     const aether_f64x4 two_sum_err_t = aether_barrier_f64x4(s);
     const aether_f64x4 two_sum_err_bv = (two_sum_err_t - h);
     const aether_f64x4 two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
-    aether_pairdx4 out;
-    out.hi = s;
-    out.comp = (c + two_sum_err_ab);
-    *aether_result = out;
+    aether_pairdx4 aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + two_sum_err_ab);
+    *aether_result = aether_out;
 }
 /* Whether every lane of p[0..count) is finite, hi and comp alike. */
 static __inline__ int aether_pairdx4_finite(const aether_pairdx4 *p, unsigned count)
@@ -1614,296 +1614,296 @@ AETHER_API double aether_f64_sign(double a)
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    out.w = (a.w + b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    aether_out.w = (a.w + b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    out.w = (a.w + b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    aether_out.w = (a.w + b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    out.w = (a.w - b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    aether_out.w = (a.w - b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    out.w = (a.w - b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    aether_out.w = (a.w - b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
 {
     AETHER_GUARD_ZERO
-    aether_vec2f out;
-    out.x = aether_product_f32((a.x * b.x));
-    out.y = aether_product_f32((a.y * b.y));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_product_f32((a.x * b.x));
+    aether_out.y = aether_product_f32((a.y * b.y));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
 {
     AETHER_GUARD_ZERO
-    aether_vec2d out;
-    out.x = aether_product_f64((a.x * b.x));
-    out.y = aether_product_f64((a.y * b.y));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_product_f64((a.x * b.x));
+    aether_out.y = aether_product_f64((a.y * b.y));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
 {
     AETHER_GUARD_ZERO
-    aether_vec3f out;
-    out.x = aether_product_f32((a.x * b.x));
-    out.y = aether_product_f32((a.y * b.y));
-    out.z = aether_product_f32((a.z * b.z));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_product_f32((a.x * b.x));
+    aether_out.y = aether_product_f32((a.y * b.y));
+    aether_out.z = aether_product_f32((a.z * b.z));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
 {
     AETHER_GUARD_ZERO
-    aether_vec3d out;
-    out.x = aether_product_f64((a.x * b.x));
-    out.y = aether_product_f64((a.y * b.y));
-    out.z = aether_product_f64((a.z * b.z));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_product_f64((a.x * b.x));
+    aether_out.y = aether_product_f64((a.y * b.y));
+    aether_out.z = aether_product_f64((a.z * b.z));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
 {
     AETHER_GUARD_ZERO
-    aether_vec4f out;
-    out.x = aether_product_f32((a.x * b.x));
-    out.y = aether_product_f32((a.y * b.y));
-    out.z = aether_product_f32((a.z * b.z));
-    out.w = aether_product_f32((a.w * b.w));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_product_f32((a.x * b.x));
+    aether_out.y = aether_product_f32((a.y * b.y));
+    aether_out.z = aether_product_f32((a.z * b.z));
+    aether_out.w = aether_product_f32((a.w * b.w));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
 {
     AETHER_GUARD_ZERO
-    aether_vec4d out;
-    out.x = aether_product_f64((a.x * b.x));
-    out.y = aether_product_f64((a.y * b.y));
-    out.z = aether_product_f64((a.z * b.z));
-    out.w = aether_product_f64((a.w * b.w));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_product_f64((a.x * b.x));
+    aether_out.y = aether_product_f64((a.y * b.y));
+    aether_out.z = aether_product_f64((a.z * b.z));
+    aether_out.w = aether_product_f64((a.w * b.w));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
 {
     AETHER_GUARD_ZERO
-    aether_vec2f out;
-    out.x = aether_product_f32((s * a.x));
-    out.y = aether_product_f32((s * a.y));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_product_f32((s * a.x));
+    aether_out.y = aether_product_f32((s * a.y));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
 {
     AETHER_GUARD_ZERO
-    aether_vec2d out;
-    out.x = aether_product_f64((s * a.x));
-    out.y = aether_product_f64((s * a.y));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_product_f64((s * a.x));
+    aether_out.y = aether_product_f64((s * a.y));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
 {
     AETHER_GUARD_ZERO
-    aether_vec3f out;
-    out.x = aether_product_f32((s * a.x));
-    out.y = aether_product_f32((s * a.y));
-    out.z = aether_product_f32((s * a.z));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_product_f32((s * a.x));
+    aether_out.y = aether_product_f32((s * a.y));
+    aether_out.z = aether_product_f32((s * a.z));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
 {
     AETHER_GUARD_ZERO
-    aether_vec3d out;
-    out.x = aether_product_f64((s * a.x));
-    out.y = aether_product_f64((s * a.y));
-    out.z = aether_product_f64((s * a.z));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_product_f64((s * a.x));
+    aether_out.y = aether_product_f64((s * a.y));
+    aether_out.z = aether_product_f64((s * a.z));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
 {
     AETHER_GUARD_ZERO
-    aether_vec4f out;
-    out.x = aether_product_f32((s * a.x));
-    out.y = aether_product_f32((s * a.y));
-    out.z = aether_product_f32((s * a.z));
-    out.w = aether_product_f32((s * a.w));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_product_f32((s * a.x));
+    aether_out.y = aether_product_f32((s * a.y));
+    aether_out.z = aether_product_f32((s * a.z));
+    aether_out.w = aether_product_f32((s * a.w));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
 {
     AETHER_GUARD_ZERO
-    aether_vec4d out;
-    out.x = aether_product_f64((s * a.x));
-    out.y = aether_product_f64((s * a.y));
-    out.z = aether_product_f64((s * a.z));
-    out.w = aether_product_f64((s * a.w));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_product_f64((s * a.x));
+    aether_out.y = aether_product_f64((s * a.y));
+    aether_out.z = aether_product_f64((s * a.z));
+    aether_out.w = aether_product_f64((s * a.w));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
 {
     AETHER_GUARD_ZERO
     const float r = (1.0f / s);
-    aether_vec2f out;
-    out.x = aether_product_f32((r * a.x));
-    out.y = aether_product_f32((r * a.y));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_product_f32((r * a.x));
+    aether_out.y = aether_product_f32((r * a.y));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
 {
     AETHER_GUARD_ZERO
     const double r = (1.0 / s);
-    aether_vec2d out;
-    out.x = aether_product_f64((r * a.x));
-    out.y = aether_product_f64((r * a.y));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_product_f64((r * a.x));
+    aether_out.y = aether_product_f64((r * a.y));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
 {
     AETHER_GUARD_ZERO
     const float r = (1.0f / s);
-    aether_vec3f out;
-    out.x = aether_product_f32((r * a.x));
-    out.y = aether_product_f32((r * a.y));
-    out.z = aether_product_f32((r * a.z));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_product_f32((r * a.x));
+    aether_out.y = aether_product_f32((r * a.y));
+    aether_out.z = aether_product_f32((r * a.z));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
 {
     AETHER_GUARD_ZERO
     const double r = (1.0 / s);
-    aether_vec3d out;
-    out.x = aether_product_f64((r * a.x));
-    out.y = aether_product_f64((r * a.y));
-    out.z = aether_product_f64((r * a.z));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_product_f64((r * a.x));
+    aether_out.y = aether_product_f64((r * a.y));
+    aether_out.z = aether_product_f64((r * a.z));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
 {
     AETHER_GUARD_ZERO
     const float r = (1.0f / s);
-    aether_vec4f out;
-    out.x = aether_product_f32((r * a.x));
-    out.y = aether_product_f32((r * a.y));
-    out.z = aether_product_f32((r * a.z));
-    out.w = aether_product_f32((r * a.w));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_product_f32((r * a.x));
+    aether_out.y = aether_product_f32((r * a.y));
+    aether_out.z = aether_product_f32((r * a.z));
+    aether_out.w = aether_product_f32((r * a.w));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
 {
     AETHER_GUARD_ZERO
     const double r = (1.0 / s);
-    aether_vec4d out;
-    out.x = aether_product_f64((r * a.x));
-    out.y = aether_product_f64((r * a.y));
-    out.z = aether_product_f64((r * a.z));
-    out.w = aether_product_f64((r * a.w));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_product_f64((r * a.x));
+    aether_out.y = aether_product_f64((r * a.y));
+    aether_out.z = aether_product_f64((r * a.z));
+    aether_out.w = aether_product_f64((r * a.w));
+    return aether_out;
 }
 
 AETHER_API float aether_f32_neg(float a)
@@ -1921,61 +1921,61 @@ AETHER_API double aether_f64_neg(double a)
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_neg(aether_vec2f a)
 {
     AETHER_GUARD_ZERO
-    aether_vec2f out;
-    out.x = aether_product_f32((a.x * -1.0f));
-    out.y = aether_product_f32((a.y * -1.0f));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_product_f32((a.x * -1.0f));
+    aether_out.y = aether_product_f32((a.y * -1.0f));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_neg(aether_vec2d a)
 {
     AETHER_GUARD_ZERO
-    aether_vec2d out;
-    out.x = aether_product_f64((a.x * -1.0));
-    out.y = aether_product_f64((a.y * -1.0));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_product_f64((a.x * -1.0));
+    aether_out.y = aether_product_f64((a.y * -1.0));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_neg(aether_vec3f a)
 {
     AETHER_GUARD_ZERO
-    aether_vec3f out;
-    out.x = aether_product_f32((a.x * -1.0f));
-    out.y = aether_product_f32((a.y * -1.0f));
-    out.z = aether_product_f32((a.z * -1.0f));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_product_f32((a.x * -1.0f));
+    aether_out.y = aether_product_f32((a.y * -1.0f));
+    aether_out.z = aether_product_f32((a.z * -1.0f));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_neg(aether_vec3d a)
 {
     AETHER_GUARD_ZERO
-    aether_vec3d out;
-    out.x = aether_product_f64((a.x * -1.0));
-    out.y = aether_product_f64((a.y * -1.0));
-    out.z = aether_product_f64((a.z * -1.0));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_product_f64((a.x * -1.0));
+    aether_out.y = aether_product_f64((a.y * -1.0));
+    aether_out.z = aether_product_f64((a.z * -1.0));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_neg(aether_vec4f a)
 {
     AETHER_GUARD_ZERO
-    aether_vec4f out;
-    out.x = aether_product_f32((a.x * -1.0f));
-    out.y = aether_product_f32((a.y * -1.0f));
-    out.z = aether_product_f32((a.z * -1.0f));
-    out.w = aether_product_f32((a.w * -1.0f));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_product_f32((a.x * -1.0f));
+    aether_out.y = aether_product_f32((a.y * -1.0f));
+    aether_out.z = aether_product_f32((a.z * -1.0f));
+    aether_out.w = aether_product_f32((a.w * -1.0f));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_neg(aether_vec4d a)
 {
     AETHER_GUARD_ZERO
-    aether_vec4d out;
-    out.x = aether_product_f64((a.x * -1.0));
-    out.y = aether_product_f64((a.y * -1.0));
-    out.z = aether_product_f64((a.z * -1.0));
-    out.w = aether_product_f64((a.w * -1.0));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_product_f64((a.x * -1.0));
+    aether_out.y = aether_product_f64((a.y * -1.0));
+    aether_out.z = aether_product_f64((a.z * -1.0));
+    aether_out.w = aether_product_f64((a.w * -1.0));
+    return aether_out;
 }
 
 AETHER_API float aether_f32_abs(float a)
@@ -1990,224 +1990,224 @@ AETHER_API double aether_f64_abs(double a)
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_abs(aether_vec2f a)
 {
-    aether_vec2f out;
-    out.x = fabsf(a.x);
-    out.y = fabsf(a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = fabsf(a.x);
+    aether_out.y = fabsf(a.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_abs(aether_vec2d a)
 {
-    aether_vec2d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_abs(aether_vec3f a)
 {
-    aether_vec3f out;
-    out.x = fabsf(a.x);
-    out.y = fabsf(a.y);
-    out.z = fabsf(a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = fabsf(a.x);
+    aether_out.y = fabsf(a.y);
+    aether_out.z = fabsf(a.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_abs(aether_vec3d a)
 {
-    aether_vec3d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_abs(aether_vec4f a)
 {
-    aether_vec4f out;
-    out.x = fabsf(a.x);
-    out.y = fabsf(a.y);
-    out.z = fabsf(a.z);
-    out.w = fabsf(a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = fabsf(a.x);
+    aether_out.y = fabsf(a.y);
+    aether_out.z = fabsf(a.z);
+    aether_out.w = fabsf(a.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_abs(aether_vec4d a)
 {
-    aether_vec4d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    out.w = fabs(a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    aether_out.w = fabs(a.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    out.z = aether_fmin_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    aether_out.z = aether_fmin_f64(a.z, b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    out.w = aether_fmin_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    aether_out.w = aether_fmin_f32(a.w, b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    out.z = aether_fmin_f64(a.z, b.z);
-    out.w = aether_fmin_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    aether_out.z = aether_fmin_f64(a.z, b.z);
+    aether_out.w = aether_fmin_f64(a.w, b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    out.z = aether_fmax_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    aether_out.z = aether_fmax_f64(a.z, b.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    out.w = aether_fmax_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    aether_out.w = aether_fmax_f32(a.w, b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    out.z = aether_fmax_f64(a.z, b.z);
-    out.w = aether_fmax_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    aether_out.z = aether_fmax_f64(a.z, b.z);
+    aether_out.w = aether_fmax_f64(a.w, b.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
 {
     AETHER_GUARD_ZERO
-    aether_vec2f out;
-    out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
-    out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
+    aether_out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
 {
     AETHER_GUARD_ZERO
-    aether_vec2d out;
-    out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
-    out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
+    aether_out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
 {
     AETHER_GUARD_ZERO
-    aether_vec3f out;
-    out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
-    out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
-    out.z = (a.z + aether_product_f32((t * (b.z - a.z))));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
+    aether_out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
+    aether_out.z = (a.z + aether_product_f32((t * (b.z - a.z))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
 {
     AETHER_GUARD_ZERO
-    aether_vec3d out;
-    out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
-    out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
-    out.z = (a.z + aether_product_f64((t * (b.z - a.z))));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
+    aether_out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
+    aether_out.z = (a.z + aether_product_f64((t * (b.z - a.z))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
 {
     AETHER_GUARD_ZERO
-    aether_vec4f out;
-    out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
-    out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
-    out.z = (a.z + aether_product_f32((t * (b.z - a.z))));
-    out.w = (a.w + aether_product_f32((t * (b.w - a.w))));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x + aether_product_f32((t * (b.x - a.x))));
+    aether_out.y = (a.y + aether_product_f32((t * (b.y - a.y))));
+    aether_out.z = (a.z + aether_product_f32((t * (b.z - a.z))));
+    aether_out.w = (a.w + aether_product_f32((t * (b.w - a.w))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
 {
     AETHER_GUARD_ZERO
-    aether_vec4d out;
-    out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
-    out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
-    out.z = (a.z + aether_product_f64((t * (b.z - a.z))));
-    out.w = (a.w + aether_product_f64((t * (b.w - a.w))));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x + aether_product_f64((t * (b.x - a.x))));
+    aether_out.y = (a.y + aether_product_f64((t * (b.y - a.y))));
+    aether_out.z = (a.z + aether_product_f64((t * (b.z - a.z))));
+    aether_out.w = (a.w + aether_product_f64((t * (b.w - a.w))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE float aether_vec2f_sum(aether_vec2f a)
@@ -2415,10 +2415,10 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_normalize(aether_vec2f a)
     const float div_r = (1.0f / n);
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
-    aether_vec2f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_vec2d_normalize(aether_vec2d a)
@@ -2428,10 +2428,10 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_normalize(aether_vec2d a)
     const double div_r = (1.0 / n);
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
-    aether_vec2d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_normalize(aether_vec3f a)
@@ -2442,11 +2442,11 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_normalize(aether_vec3f a)
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
     const float d_z = aether_product_f32((div_r * a.z));
-    aether_vec3f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_normalize(aether_vec3d a)
@@ -2457,11 +2457,11 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_normalize(aether_vec3d a)
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
     const double d_z = aether_product_f64((div_r * a.z));
-    aether_vec3d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_vec4f_normalize(aether_vec4f a)
@@ -2473,12 +2473,12 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_normalize(aether_vec4f a)
     const float d_y = aether_product_f32((div_r * a.y));
     const float d_z = aether_product_f32((div_r * a.z));
     const float d_w = aether_product_f32((div_r * a.w));
-    aether_vec4f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    out.w = ((n > 0.0f) ? d_w : a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4d aether_vec4d_normalize(aether_vec4d a)
@@ -2490,12 +2490,12 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_normalize(aether_vec4d a)
     const double d_y = aether_product_f64((div_r * a.y));
     const double d_z = aether_product_f64((div_r * a.z));
     const double d_w = aether_product_f64((div_r * a.w));
-    aether_vec4d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    out.w = ((n > 0.0) ? d_w : a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_normalize(aether_quatf a)
@@ -2507,12 +2507,12 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_normalize(aether_quatf a)
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
     const float d_z = aether_product_f32((div_r * a.z));
-    aether_quatf out;
-    out.w = ((n > 0.0f) ? d_w : a.w);
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_normalize(aether_quatd a)
@@ -2524,38 +2524,38 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_normalize(aether_quatd a)
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
     const double d_z = aether_product_f64((div_r * a.z));
-    aether_quatd out;
-    out.w = ((n > 0.0) ? d_w : a.w);
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
 {
     AETHER_GUARD_ZERO
-    aether_vec3f out;
-    out.x = (aether_product_f32((a.y * b.z)) - aether_product_f32((a.z * b.y)));
-    out.y = (aether_product_f32((a.z * b.x)) - aether_product_f32((a.x * b.z)));
-    out.z = (aether_product_f32((a.x * b.y)) - aether_product_f32((a.y * b.x)));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (aether_product_f32((a.y * b.z)) - aether_product_f32((a.z * b.y)));
+    aether_out.y = (aether_product_f32((a.z * b.x)) - aether_product_f32((a.x * b.z)));
+    aether_out.z = (aether_product_f32((a.x * b.y)) - aether_product_f32((a.y * b.x)));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
 {
     AETHER_GUARD_ZERO
-    aether_vec3d out;
-    out.x = (aether_product_f64((a.y * b.z)) - aether_product_f64((a.z * b.y)));
-    out.y = (aether_product_f64((a.z * b.x)) - aether_product_f64((a.x * b.z)));
-    out.z = (aether_product_f64((a.x * b.y)) - aether_product_f64((a.y * b.x)));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (aether_product_f64((a.y * b.z)) - aether_product_f64((a.z * b.y)));
+    aether_out.y = (aether_product_f64((a.z * b.x)) - aether_product_f64((a.x * b.z)));
+    aether_out.z = (aether_product_f64((a.x * b.y)) - aether_product_f64((a.y * b.x)));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_quatf out;
+    aether_quatf aether_out;
     aether_item_f32x4 aether_v0;
     aether_item_load_halves_f32x4(aether_v0, (const char *)&a + 0u * sizeof(float));
     aether_item_f32x4 aether_v1;
@@ -2573,22 +2573,22 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b
     const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
     const aether_item_i32x4 aether_v13 = {INT32_MIN, INT32_MIN, 0, 0};
     const aether_item_f32x4 aether_v14 = aether_v10 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v11, aether_v13), aether_v12);
-    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v14);
-    return out;
+    aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v14);
+    return aether_out;
     #else
-    aether_quatf out;
-    out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
-    out.x = (((aether_product_vec_f32((a.w * b.x)) + aether_product_vec_f32((a.x * b.w))) + aether_product_vec_f32((a.y * b.z))) - aether_product_vec_f32((a.z * b.y)));
-    out.y = (((aether_product_vec_f32((a.w * b.y)) - aether_product_vec_f32((a.x * b.z))) + aether_product_vec_f32((a.y * b.w))) + aether_product_vec_f32((a.z * b.x)));
-    out.z = (((aether_product_vec_f32((a.w * b.z)) + aether_product_vec_f32((a.x * b.y))) - aether_product_vec_f32((a.y * b.x))) + aether_product_vec_f32((a.z * b.w)));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
+    aether_out.x = (((aether_product_vec_f32((a.w * b.x)) + aether_product_vec_f32((a.x * b.w))) + aether_product_vec_f32((a.y * b.z))) - aether_product_vec_f32((a.z * b.y)));
+    aether_out.y = (((aether_product_vec_f32((a.w * b.y)) - aether_product_vec_f32((a.x * b.z))) + aether_product_vec_f32((a.y * b.w))) + aether_product_vec_f32((a.z * b.x)));
+    aether_out.z = (((aether_product_vec_f32((a.w * b.z)) + aether_product_vec_f32((a.x * b.y))) - aether_product_vec_f32((a.y * b.x))) + aether_product_vec_f32((a.z * b.w)));
+    return aether_out;
     #endif
 }
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
 {
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_quatd out;
+    aether_quatd aether_out;
     aether_item_f64x4 aether_v0;
     aether_item_load32_f64x4(aether_v0, (const char *)&b + 0u * sizeof(double));
     double aether_v1;
@@ -2612,38 +2612,38 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b
     const aether_item_f64x4 aether_v15 = __builtin_shufflevector(aether_v0, aether_v0, 3, 2, 1, 0);
     const aether_item_i64x4 aether_v16 = {INT64_MIN, INT64_MIN, 0, 0};
     const aether_item_f64x4 aether_v17 = aether_v12 + aether_item_product_f64x4(aether_item_flip_f64x4(aether_v14, aether_v16), aether_v15);
-    memcpy((char *)&out + 0u * sizeof(double), &aether_v17, sizeof aether_v17);
-    return out;
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v17, sizeof aether_v17);
+    return aether_out;
     #else
-    aether_quatd out;
-    out.w = (((aether_product_vec_f64((a.w * b.w)) - aether_product_vec_f64((a.x * b.x))) - aether_product_vec_f64((a.y * b.y))) - aether_product_vec_f64((a.z * b.z)));
-    out.x = (((aether_product_vec_f64((a.w * b.x)) + aether_product_vec_f64((a.x * b.w))) + aether_product_vec_f64((a.y * b.z))) - aether_product_vec_f64((a.z * b.y)));
-    out.y = (((aether_product_vec_f64((a.w * b.y)) - aether_product_vec_f64((a.x * b.z))) + aether_product_vec_f64((a.y * b.w))) + aether_product_vec_f64((a.z * b.x)));
-    out.z = (((aether_product_vec_f64((a.w * b.z)) + aether_product_vec_f64((a.x * b.y))) - aether_product_vec_f64((a.y * b.x))) + aether_product_vec_f64((a.z * b.w)));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = (((aether_product_vec_f64((a.w * b.w)) - aether_product_vec_f64((a.x * b.x))) - aether_product_vec_f64((a.y * b.y))) - aether_product_vec_f64((a.z * b.z)));
+    aether_out.x = (((aether_product_vec_f64((a.w * b.x)) + aether_product_vec_f64((a.x * b.w))) + aether_product_vec_f64((a.y * b.z))) - aether_product_vec_f64((a.z * b.y)));
+    aether_out.y = (((aether_product_vec_f64((a.w * b.y)) - aether_product_vec_f64((a.x * b.z))) + aether_product_vec_f64((a.y * b.w))) + aether_product_vec_f64((a.z * b.x)));
+    aether_out.z = (((aether_product_vec_f64((a.w * b.z)) + aether_product_vec_f64((a.x * b.y))) - aether_product_vec_f64((a.y * b.x))) + aether_product_vec_f64((a.z * b.w)));
+    return aether_out;
     #endif
 }
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_conjugate(aether_quatf a)
 {
     AETHER_GUARD_ZERO
-    aether_quatf out;
-    out.w = a.w;
-    out.x = aether_product_f32((a.x * -1.0f));
-    out.y = aether_product_f32((a.y * -1.0f));
-    out.z = aether_product_f32((a.z * -1.0f));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = a.w;
+    aether_out.x = aether_product_f32((a.x * -1.0f));
+    aether_out.y = aether_product_f32((a.y * -1.0f));
+    aether_out.z = aether_product_f32((a.z * -1.0f));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_conjugate(aether_quatd a)
 {
     AETHER_GUARD_ZERO
-    aether_quatd out;
-    out.w = a.w;
-    out.x = aether_product_f64((a.x * -1.0));
-    out.y = aether_product_f64((a.y * -1.0));
-    out.z = aether_product_f64((a.z * -1.0));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = a.w;
+    aether_out.x = aether_product_f64((a.x * -1.0));
+    aether_out.y = aether_product_f64((a.y * -1.0));
+    aether_out.z = aether_product_f64((a.z * -1.0));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
@@ -2664,11 +2664,11 @@ AETHER_API_BY_VALUE aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3
     const float add_b_x_2 = (aether_product_f32((q.y * t_z)) - aether_product_f32((q.z * t_y)));
     const float add_b_y_2 = (aether_product_f32((q.z * t_x)) - aether_product_f32((q.x * t_z)));
     const float add_b_z_2 = (aether_product_f32((q.x * t_y)) - aether_product_f32((q.y * t_x)));
-    aether_vec3f out;
-    out.x = (add_a_x + add_b_x_2);
-    out.y = (add_a_y + add_b_y_2);
-    out.z = (add_a_z + add_b_z_2);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (add_a_x + add_b_x_2);
+    aether_out.y = (add_a_y + add_b_y_2);
+    aether_out.z = (add_a_z + add_b_z_2);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
@@ -2689,56 +2689,56 @@ AETHER_API_BY_VALUE aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3
     const double add_b_x_2 = (aether_product_f64((q.y * t_z)) - aether_product_f64((q.z * t_y)));
     const double add_b_y_2 = (aether_product_f64((q.z * t_x)) - aether_product_f64((q.x * t_z)));
     const double add_b_z_2 = (aether_product_f64((q.x * t_y)) - aether_product_f64((q.y * t_x)));
-    aether_vec3d out;
-    out.x = (add_a_x + add_b_x_2);
-    out.y = (add_a_y + add_b_y_2);
-    out.z = (add_a_z + add_b_z_2);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (add_a_x + add_b_x_2);
+    aether_out.y = (add_a_y + add_b_y_2);
+    aether_out.z = (add_a_z + add_b_z_2);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
 {
     AETHER_GUARD_ZERO
-    aether_vec2f out;
-    out.x = (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x)));
-    out.y = (aether_product_f32((m.m[3] * v.y)) + aether_product_f32((m.m[2] * v.x)));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x)));
+    aether_out.y = (aether_product_f32((m.m[3] * v.y)) + aether_product_f32((m.m[2] * v.x)));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
 {
     AETHER_GUARD_ZERO
-    aether_vec2d out;
-    out.x = (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x)));
-    out.y = (aether_product_f64((m.m[3] * v.y)) + aether_product_f64((m.m[2] * v.x)));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x)));
+    aether_out.y = (aether_product_f64((m.m[3] * v.y)) + aether_product_f64((m.m[2] * v.x)));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
 {
     AETHER_GUARD_ZERO
-    aether_vec3f out;
-    out.x = (aether_product_f32((m.m[2] * v.z)) + (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x))));
-    out.y = (aether_product_f32((m.m[5] * v.z)) + (aether_product_f32((m.m[4] * v.y)) + aether_product_f32((m.m[3] * v.x))));
-    out.z = (aether_product_f32((m.m[8] * v.z)) + (aether_product_f32((m.m[7] * v.y)) + aether_product_f32((m.m[6] * v.x))));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (aether_product_f32((m.m[2] * v.z)) + (aether_product_f32((m.m[1] * v.y)) + aether_product_f32((m.m[0] * v.x))));
+    aether_out.y = (aether_product_f32((m.m[5] * v.z)) + (aether_product_f32((m.m[4] * v.y)) + aether_product_f32((m.m[3] * v.x))));
+    aether_out.z = (aether_product_f32((m.m[8] * v.z)) + (aether_product_f32((m.m[7] * v.y)) + aether_product_f32((m.m[6] * v.x))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
 {
     AETHER_GUARD_ZERO
-    aether_vec3d out;
-    out.x = (aether_product_f64((m.m[2] * v.z)) + (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x))));
-    out.y = (aether_product_f64((m.m[5] * v.z)) + (aether_product_f64((m.m[4] * v.y)) + aether_product_f64((m.m[3] * v.x))));
-    out.z = (aether_product_f64((m.m[8] * v.z)) + (aether_product_f64((m.m[7] * v.y)) + aether_product_f64((m.m[6] * v.x))));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (aether_product_f64((m.m[2] * v.z)) + (aether_product_f64((m.m[1] * v.y)) + aether_product_f64((m.m[0] * v.x))));
+    aether_out.y = (aether_product_f64((m.m[5] * v.z)) + (aether_product_f64((m.m[4] * v.y)) + aether_product_f64((m.m[3] * v.x))));
+    aether_out.z = (aether_product_f64((m.m[8] * v.z)) + (aether_product_f64((m.m[7] * v.y)) + aether_product_f64((m.m[6] * v.x))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
     AETHER_ITEM_VECTORS
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_vec4f out;
+    aether_vec4f aether_out;
     aether_item_f32x8 aether_v0;
     aether_item_load32_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     aether_item_f32x8 aether_v1;
@@ -2756,15 +2756,15 @@ AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec
     const aether_item_f32x8 aether_v11 = aether_v7 + aether_v10;
     const aether_item_f32x8 aether_v12 = aether_v9 + aether_v11;
     const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 2, 6);
-    aether_item_store_halves_f32x4((char *)&out + 0u * sizeof(float), aether_v13);
-    return out;
+    aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v13);
+    return aether_out;
     #else
-    aether_vec4f out;
-    out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
-    out.y = (aether_product_vec_f32((m.m[7] * v.w)) + (aether_product_vec_f32((m.m[6] * v.z)) + (aether_product_vec_f32((m.m[5] * v.y)) + aether_product_vec_f32((m.m[4] * v.x)))));
-    out.z = (aether_product_vec_f32((m.m[11] * v.w)) + (aether_product_vec_f32((m.m[10] * v.z)) + (aether_product_vec_f32((m.m[9] * v.y)) + aether_product_vec_f32((m.m[8] * v.x)))));
-    out.w = (aether_product_vec_f32((m.m[15] * v.w)) + (aether_product_vec_f32((m.m[14] * v.z)) + (aether_product_vec_f32((m.m[13] * v.y)) + aether_product_vec_f32((m.m[12] * v.x)))));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
+    aether_out.y = (aether_product_vec_f32((m.m[7] * v.w)) + (aether_product_vec_f32((m.m[6] * v.z)) + (aether_product_vec_f32((m.m[5] * v.y)) + aether_product_vec_f32((m.m[4] * v.x)))));
+    aether_out.z = (aether_product_vec_f32((m.m[11] * v.w)) + (aether_product_vec_f32((m.m[10] * v.z)) + (aether_product_vec_f32((m.m[9] * v.y)) + aether_product_vec_f32((m.m[8] * v.x)))));
+    aether_out.w = (aether_product_vec_f32((m.m[15] * v.w)) + (aether_product_vec_f32((m.m[14] * v.z)) + (aether_product_vec_f32((m.m[13] * v.y)) + aether_product_vec_f32((m.m[12] * v.x)))));
+    return aether_out;
     #endif
 }
 
@@ -2772,7 +2772,7 @@ AETHER_API_BY_VALUE aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec
 {
     AETHER_ITEM_VECTORS
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_vec4d out;
+    aether_vec4d aether_out;
     aether_item_f64x4 aether_v0;
     aether_item_load32_f64x4(aether_v0, (const char *)&v + 0u * sizeof(double));
     aether_item_f64x4 aether_v1;
@@ -2798,77 +2798,77 @@ AETHER_API_BY_VALUE aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec
     const aether_item_f64x4 aether_v17 = aether_v13 + aether_v14;
     const aether_item_f64x4 aether_v18 = aether_v15 + aether_v17;
     const aether_item_f64x4 aether_v19 = aether_v16 + aether_v18;
-    memcpy((char *)&out + 0u * sizeof(double), &aether_v19, sizeof aether_v19);
-    return out;
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v19, sizeof aether_v19);
+    return aether_out;
     #else
-    aether_vec4d out;
-    out.x = (aether_product_vec_f64((m.m[3] * v.w)) + (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)))));
-    out.y = (aether_product_vec_f64((m.m[7] * v.w)) + (aether_product_vec_f64((m.m[6] * v.z)) + (aether_product_vec_f64((m.m[5] * v.y)) + aether_product_vec_f64((m.m[4] * v.x)))));
-    out.z = (aether_product_vec_f64((m.m[11] * v.w)) + (aether_product_vec_f64((m.m[10] * v.z)) + (aether_product_vec_f64((m.m[9] * v.y)) + aether_product_vec_f64((m.m[8] * v.x)))));
-    out.w = (aether_product_vec_f64((m.m[15] * v.w)) + (aether_product_vec_f64((m.m[14] * v.z)) + (aether_product_vec_f64((m.m[13] * v.y)) + aether_product_vec_f64((m.m[12] * v.x)))));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (aether_product_vec_f64((m.m[3] * v.w)) + (aether_product_vec_f64((m.m[2] * v.z)) + (aether_product_vec_f64((m.m[1] * v.y)) + aether_product_vec_f64((m.m[0] * v.x)))));
+    aether_out.y = (aether_product_vec_f64((m.m[7] * v.w)) + (aether_product_vec_f64((m.m[6] * v.z)) + (aether_product_vec_f64((m.m[5] * v.y)) + aether_product_vec_f64((m.m[4] * v.x)))));
+    aether_out.z = (aether_product_vec_f64((m.m[11] * v.w)) + (aether_product_vec_f64((m.m[10] * v.z)) + (aether_product_vec_f64((m.m[9] * v.y)) + aether_product_vec_f64((m.m[8] * v.x)))));
+    aether_out.w = (aether_product_vec_f64((m.m[15] * v.w)) + (aether_product_vec_f64((m.m[14] * v.z)) + (aether_product_vec_f64((m.m[13] * v.y)) + aether_product_vec_f64((m.m[12] * v.x)))));
+    return aether_out;
     #endif
 }
 
 AETHER_API_BY_VALUE aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
 {
     AETHER_ITEM_VECTORS
-    aether_mat2f out;
-    out.m[0] = (aether_product_vec_f32((a.m[1] * b.m[2])) + aether_product_vec_f32((a.m[0] * b.m[0])));
-    out.m[1] = (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[1])));
-    out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[2])) + aether_product_vec_f32((a.m[2] * b.m[0])));
-    out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[3])) + aether_product_vec_f32((a.m[2] * b.m[1])));
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = (aether_product_vec_f32((a.m[1] * b.m[2])) + aether_product_vec_f32((a.m[0] * b.m[0])));
+    aether_out.m[1] = (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[1])));
+    aether_out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[2])) + aether_product_vec_f32((a.m[2] * b.m[0])));
+    aether_out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[3])) + aether_product_vec_f32((a.m[2] * b.m[1])));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
 {
     AETHER_ITEM_VECTORS
-    aether_mat2d out;
-    out.m[0] = (aether_product_vec_f64((a.m[1] * b.m[2])) + aether_product_vec_f64((a.m[0] * b.m[0])));
-    out.m[1] = (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[1])));
-    out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[2])) + aether_product_vec_f64((a.m[2] * b.m[0])));
-    out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[3])) + aether_product_vec_f64((a.m[2] * b.m[1])));
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = (aether_product_vec_f64((a.m[1] * b.m[2])) + aether_product_vec_f64((a.m[0] * b.m[0])));
+    aether_out.m[1] = (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[1])));
+    aether_out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[2])) + aether_product_vec_f64((a.m[2] * b.m[0])));
+    aether_out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[3])) + aether_product_vec_f64((a.m[2] * b.m[1])));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
 {
     AETHER_ITEM_VECTORS
-    aether_mat3f out;
-    out.m[0] = (aether_product_vec_f32((a.m[2] * b.m[6])) + (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[0]))));
-    out.m[1] = (aether_product_vec_f32((a.m[2] * b.m[7])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[1]))));
-    out.m[2] = (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[2]))));
-    out.m[3] = (aether_product_vec_f32((a.m[5] * b.m[6])) + (aether_product_vec_f32((a.m[4] * b.m[3])) + aether_product_vec_f32((a.m[3] * b.m[0]))));
-    out.m[4] = (aether_product_vec_f32((a.m[5] * b.m[7])) + (aether_product_vec_f32((a.m[4] * b.m[4])) + aether_product_vec_f32((a.m[3] * b.m[1]))));
-    out.m[5] = (aether_product_vec_f32((a.m[5] * b.m[8])) + (aether_product_vec_f32((a.m[4] * b.m[5])) + aether_product_vec_f32((a.m[3] * b.m[2]))));
-    out.m[6] = (aether_product_vec_f32((a.m[8] * b.m[6])) + (aether_product_vec_f32((a.m[7] * b.m[3])) + aether_product_vec_f32((a.m[6] * b.m[0]))));
-    out.m[7] = (aether_product_vec_f32((a.m[8] * b.m[7])) + (aether_product_vec_f32((a.m[7] * b.m[4])) + aether_product_vec_f32((a.m[6] * b.m[1]))));
-    out.m[8] = (aether_product_vec_f32((a.m[8] * b.m[8])) + (aether_product_vec_f32((a.m[7] * b.m[5])) + aether_product_vec_f32((a.m[6] * b.m[2]))));
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = (aether_product_vec_f32((a.m[2] * b.m[6])) + (aether_product_vec_f32((a.m[1] * b.m[3])) + aether_product_vec_f32((a.m[0] * b.m[0]))));
+    aether_out.m[1] = (aether_product_vec_f32((a.m[2] * b.m[7])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[1]))));
+    aether_out.m[2] = (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[2]))));
+    aether_out.m[3] = (aether_product_vec_f32((a.m[5] * b.m[6])) + (aether_product_vec_f32((a.m[4] * b.m[3])) + aether_product_vec_f32((a.m[3] * b.m[0]))));
+    aether_out.m[4] = (aether_product_vec_f32((a.m[5] * b.m[7])) + (aether_product_vec_f32((a.m[4] * b.m[4])) + aether_product_vec_f32((a.m[3] * b.m[1]))));
+    aether_out.m[5] = (aether_product_vec_f32((a.m[5] * b.m[8])) + (aether_product_vec_f32((a.m[4] * b.m[5])) + aether_product_vec_f32((a.m[3] * b.m[2]))));
+    aether_out.m[6] = (aether_product_vec_f32((a.m[8] * b.m[6])) + (aether_product_vec_f32((a.m[7] * b.m[3])) + aether_product_vec_f32((a.m[6] * b.m[0]))));
+    aether_out.m[7] = (aether_product_vec_f32((a.m[8] * b.m[7])) + (aether_product_vec_f32((a.m[7] * b.m[4])) + aether_product_vec_f32((a.m[6] * b.m[1]))));
+    aether_out.m[8] = (aether_product_vec_f32((a.m[8] * b.m[8])) + (aether_product_vec_f32((a.m[7] * b.m[5])) + aether_product_vec_f32((a.m[6] * b.m[2]))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
 {
     AETHER_ITEM_VECTORS
-    aether_mat3d out;
-    out.m[0] = (aether_product_vec_f64((a.m[2] * b.m[6])) + (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[0]))));
-    out.m[1] = (aether_product_vec_f64((a.m[2] * b.m[7])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[1]))));
-    out.m[2] = (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[2]))));
-    out.m[3] = (aether_product_vec_f64((a.m[5] * b.m[6])) + (aether_product_vec_f64((a.m[4] * b.m[3])) + aether_product_vec_f64((a.m[3] * b.m[0]))));
-    out.m[4] = (aether_product_vec_f64((a.m[5] * b.m[7])) + (aether_product_vec_f64((a.m[4] * b.m[4])) + aether_product_vec_f64((a.m[3] * b.m[1]))));
-    out.m[5] = (aether_product_vec_f64((a.m[5] * b.m[8])) + (aether_product_vec_f64((a.m[4] * b.m[5])) + aether_product_vec_f64((a.m[3] * b.m[2]))));
-    out.m[6] = (aether_product_vec_f64((a.m[8] * b.m[6])) + (aether_product_vec_f64((a.m[7] * b.m[3])) + aether_product_vec_f64((a.m[6] * b.m[0]))));
-    out.m[7] = (aether_product_vec_f64((a.m[8] * b.m[7])) + (aether_product_vec_f64((a.m[7] * b.m[4])) + aether_product_vec_f64((a.m[6] * b.m[1]))));
-    out.m[8] = (aether_product_vec_f64((a.m[8] * b.m[8])) + (aether_product_vec_f64((a.m[7] * b.m[5])) + aether_product_vec_f64((a.m[6] * b.m[2]))));
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = (aether_product_vec_f64((a.m[2] * b.m[6])) + (aether_product_vec_f64((a.m[1] * b.m[3])) + aether_product_vec_f64((a.m[0] * b.m[0]))));
+    aether_out.m[1] = (aether_product_vec_f64((a.m[2] * b.m[7])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[1]))));
+    aether_out.m[2] = (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[2]))));
+    aether_out.m[3] = (aether_product_vec_f64((a.m[5] * b.m[6])) + (aether_product_vec_f64((a.m[4] * b.m[3])) + aether_product_vec_f64((a.m[3] * b.m[0]))));
+    aether_out.m[4] = (aether_product_vec_f64((a.m[5] * b.m[7])) + (aether_product_vec_f64((a.m[4] * b.m[4])) + aether_product_vec_f64((a.m[3] * b.m[1]))));
+    aether_out.m[5] = (aether_product_vec_f64((a.m[5] * b.m[8])) + (aether_product_vec_f64((a.m[4] * b.m[5])) + aether_product_vec_f64((a.m[3] * b.m[2]))));
+    aether_out.m[6] = (aether_product_vec_f64((a.m[8] * b.m[6])) + (aether_product_vec_f64((a.m[7] * b.m[3])) + aether_product_vec_f64((a.m[6] * b.m[0]))));
+    aether_out.m[7] = (aether_product_vec_f64((a.m[8] * b.m[7])) + (aether_product_vec_f64((a.m[7] * b.m[4])) + aether_product_vec_f64((a.m[6] * b.m[1]))));
+    aether_out.m[8] = (aether_product_vec_f64((a.m[8] * b.m[8])) + (aether_product_vec_f64((a.m[7] * b.m[5])) + aether_product_vec_f64((a.m[6] * b.m[2]))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
 {
     AETHER_ITEM_VECTORS
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_mat4f out;
+    aether_mat4f aether_out;
     aether_item_f32x4 aether_v0;
     memcpy(&aether_v0, (const char *)&b + 0u * sizeof(float), sizeof aether_v0);
     const aether_item_f32x8 aether_v1 = aether_item_twice_f32x4(aether_v0);
@@ -2894,7 +2894,7 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
     const aether_item_f32x8 aether_v17 = __builtin_shufflevector(aether_v8, aether_v8, 3, 3, 3, 3, 7, 7, 7, 7);
     const aether_item_f32x8 aether_v18 = aether_item_product_f32x8(aether_v17, aether_v7);
     const aether_item_f32x8 aether_v19 = aether_v18 + aether_v16;
-    memcpy((char *)&out + 0u * sizeof(float), &aether_v19, sizeof aether_v19);
+    memcpy((char *)&aether_out + 0u * sizeof(float), &aether_v19, sizeof aether_v19);
     aether_item_f32x8 aether_v20;
     aether_item_load32_f32x8(aether_v20, (const char *)&a + 8u * sizeof(float));
     const aether_item_f32x8 aether_v21 = __builtin_shufflevector(aether_v20, aether_v20, 0, 0, 0, 0, 4, 4, 4, 4);
@@ -2908,27 +2908,27 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
     const aether_item_f32x8 aether_v29 = __builtin_shufflevector(aether_v20, aether_v20, 3, 3, 3, 3, 7, 7, 7, 7);
     const aether_item_f32x8 aether_v30 = aether_item_product_f32x8(aether_v29, aether_v7);
     const aether_item_f32x8 aether_v31 = aether_v30 + aether_v28;
-    memcpy((char *)&out + 8u * sizeof(float), &aether_v31, sizeof aether_v31);
-    return out;
+    memcpy((char *)&aether_out + 8u * sizeof(float), &aether_v31, sizeof aether_v31);
+    return aether_out;
     #else
-    aether_mat4f out;
-    out.m[0] = (aether_product_vec_f32((a.m[3] * b.m[12])) + (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_product_vec_f32((a.m[3] * b.m[13])) + (aether_product_vec_f32((a.m[2] * b.m[9])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[14])) + (aether_product_vec_f32((a.m[2] * b.m[10])) + (aether_product_vec_f32((a.m[1] * b.m[6])) + aether_product_vec_f32((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[15])) + (aether_product_vec_f32((a.m[2] * b.m[11])) + (aether_product_vec_f32((a.m[1] * b.m[7])) + aether_product_vec_f32((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_product_vec_f32((a.m[7] * b.m[12])) + (aether_product_vec_f32((a.m[6] * b.m[8])) + (aether_product_vec_f32((a.m[5] * b.m[4])) + aether_product_vec_f32((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_product_vec_f32((a.m[7] * b.m[13])) + (aether_product_vec_f32((a.m[6] * b.m[9])) + (aether_product_vec_f32((a.m[5] * b.m[5])) + aether_product_vec_f32((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_product_vec_f32((a.m[7] * b.m[14])) + (aether_product_vec_f32((a.m[6] * b.m[10])) + (aether_product_vec_f32((a.m[5] * b.m[6])) + aether_product_vec_f32((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_product_vec_f32((a.m[7] * b.m[15])) + (aether_product_vec_f32((a.m[6] * b.m[11])) + (aether_product_vec_f32((a.m[5] * b.m[7])) + aether_product_vec_f32((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_product_vec_f32((a.m[11] * b.m[12])) + (aether_product_vec_f32((a.m[10] * b.m[8])) + (aether_product_vec_f32((a.m[9] * b.m[4])) + aether_product_vec_f32((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_product_vec_f32((a.m[11] * b.m[13])) + (aether_product_vec_f32((a.m[10] * b.m[9])) + (aether_product_vec_f32((a.m[9] * b.m[5])) + aether_product_vec_f32((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_product_vec_f32((a.m[11] * b.m[14])) + (aether_product_vec_f32((a.m[10] * b.m[10])) + (aether_product_vec_f32((a.m[9] * b.m[6])) + aether_product_vec_f32((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_product_vec_f32((a.m[11] * b.m[15])) + (aether_product_vec_f32((a.m[10] * b.m[11])) + (aether_product_vec_f32((a.m[9] * b.m[7])) + aether_product_vec_f32((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_product_vec_f32((a.m[15] * b.m[12])) + (aether_product_vec_f32((a.m[14] * b.m[8])) + (aether_product_vec_f32((a.m[13] * b.m[4])) + aether_product_vec_f32((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_product_vec_f32((a.m[15] * b.m[13])) + (aether_product_vec_f32((a.m[14] * b.m[9])) + (aether_product_vec_f32((a.m[13] * b.m[5])) + aether_product_vec_f32((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_product_vec_f32((a.m[15] * b.m[14])) + (aether_product_vec_f32((a.m[14] * b.m[10])) + (aether_product_vec_f32((a.m[13] * b.m[6])) + aether_product_vec_f32((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_product_vec_f32((a.m[15] * b.m[15])) + (aether_product_vec_f32((a.m[14] * b.m[11])) + (aether_product_vec_f32((a.m[13] * b.m[7])) + aether_product_vec_f32((a.m[12] * b.m[3])))));
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = (aether_product_vec_f32((a.m[3] * b.m[12])) + (aether_product_vec_f32((a.m[2] * b.m[8])) + (aether_product_vec_f32((a.m[1] * b.m[4])) + aether_product_vec_f32((a.m[0] * b.m[0])))));
+    aether_out.m[1] = (aether_product_vec_f32((a.m[3] * b.m[13])) + (aether_product_vec_f32((a.m[2] * b.m[9])) + (aether_product_vec_f32((a.m[1] * b.m[5])) + aether_product_vec_f32((a.m[0] * b.m[1])))));
+    aether_out.m[2] = (aether_product_vec_f32((a.m[3] * b.m[14])) + (aether_product_vec_f32((a.m[2] * b.m[10])) + (aether_product_vec_f32((a.m[1] * b.m[6])) + aether_product_vec_f32((a.m[0] * b.m[2])))));
+    aether_out.m[3] = (aether_product_vec_f32((a.m[3] * b.m[15])) + (aether_product_vec_f32((a.m[2] * b.m[11])) + (aether_product_vec_f32((a.m[1] * b.m[7])) + aether_product_vec_f32((a.m[0] * b.m[3])))));
+    aether_out.m[4] = (aether_product_vec_f32((a.m[7] * b.m[12])) + (aether_product_vec_f32((a.m[6] * b.m[8])) + (aether_product_vec_f32((a.m[5] * b.m[4])) + aether_product_vec_f32((a.m[4] * b.m[0])))));
+    aether_out.m[5] = (aether_product_vec_f32((a.m[7] * b.m[13])) + (aether_product_vec_f32((a.m[6] * b.m[9])) + (aether_product_vec_f32((a.m[5] * b.m[5])) + aether_product_vec_f32((a.m[4] * b.m[1])))));
+    aether_out.m[6] = (aether_product_vec_f32((a.m[7] * b.m[14])) + (aether_product_vec_f32((a.m[6] * b.m[10])) + (aether_product_vec_f32((a.m[5] * b.m[6])) + aether_product_vec_f32((a.m[4] * b.m[2])))));
+    aether_out.m[7] = (aether_product_vec_f32((a.m[7] * b.m[15])) + (aether_product_vec_f32((a.m[6] * b.m[11])) + (aether_product_vec_f32((a.m[5] * b.m[7])) + aether_product_vec_f32((a.m[4] * b.m[3])))));
+    aether_out.m[8] = (aether_product_vec_f32((a.m[11] * b.m[12])) + (aether_product_vec_f32((a.m[10] * b.m[8])) + (aether_product_vec_f32((a.m[9] * b.m[4])) + aether_product_vec_f32((a.m[8] * b.m[0])))));
+    aether_out.m[9] = (aether_product_vec_f32((a.m[11] * b.m[13])) + (aether_product_vec_f32((a.m[10] * b.m[9])) + (aether_product_vec_f32((a.m[9] * b.m[5])) + aether_product_vec_f32((a.m[8] * b.m[1])))));
+    aether_out.m[10] = (aether_product_vec_f32((a.m[11] * b.m[14])) + (aether_product_vec_f32((a.m[10] * b.m[10])) + (aether_product_vec_f32((a.m[9] * b.m[6])) + aether_product_vec_f32((a.m[8] * b.m[2])))));
+    aether_out.m[11] = (aether_product_vec_f32((a.m[11] * b.m[15])) + (aether_product_vec_f32((a.m[10] * b.m[11])) + (aether_product_vec_f32((a.m[9] * b.m[7])) + aether_product_vec_f32((a.m[8] * b.m[3])))));
+    aether_out.m[12] = (aether_product_vec_f32((a.m[15] * b.m[12])) + (aether_product_vec_f32((a.m[14] * b.m[8])) + (aether_product_vec_f32((a.m[13] * b.m[4])) + aether_product_vec_f32((a.m[12] * b.m[0])))));
+    aether_out.m[13] = (aether_product_vec_f32((a.m[15] * b.m[13])) + (aether_product_vec_f32((a.m[14] * b.m[9])) + (aether_product_vec_f32((a.m[13] * b.m[5])) + aether_product_vec_f32((a.m[12] * b.m[1])))));
+    aether_out.m[14] = (aether_product_vec_f32((a.m[15] * b.m[14])) + (aether_product_vec_f32((a.m[14] * b.m[10])) + (aether_product_vec_f32((a.m[13] * b.m[6])) + aether_product_vec_f32((a.m[12] * b.m[2])))));
+    aether_out.m[15] = (aether_product_vec_f32((a.m[15] * b.m[15])) + (aether_product_vec_f32((a.m[14] * b.m[11])) + (aether_product_vec_f32((a.m[13] * b.m[7])) + aether_product_vec_f32((a.m[12] * b.m[3])))));
+    return aether_out;
     #endif
 }
 
@@ -2936,7 +2936,7 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b
 {
     AETHER_ITEM_VECTORS
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_mat4d out;
+    aether_mat4d aether_out;
     aether_item_f64x4 aether_v0;
     aether_item_load32_f64x4(aether_v0, (const char *)&b + 0u * sizeof(double));
     aether_item_f64x4 aether_v1;
@@ -2964,7 +2964,7 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b
     const aether_item_f64x4 aether_v16 = {aether_v15, aether_v15, aether_v15, aether_v15};
     const aether_item_f64x4 aether_v17 = aether_item_product_f64x4(aether_v16, aether_v3);
     const aether_item_f64x4 aether_v18 = aether_v17 + aether_v14;
-    memcpy((char *)&out + 0u * sizeof(double), &aether_v18, sizeof aether_v18);
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v18, sizeof aether_v18);
     double aether_v19;
     memcpy(&aether_v19, (const char *)&a + 4u * sizeof(double), sizeof aether_v19);
     const aether_item_f64x4 aether_v20 = {aether_v19, aether_v19, aether_v19, aether_v19};
@@ -2984,7 +2984,7 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b
     const aether_item_f64x4 aether_v31 = {aether_v30, aether_v30, aether_v30, aether_v30};
     const aether_item_f64x4 aether_v32 = aether_item_product_f64x4(aether_v31, aether_v3);
     const aether_item_f64x4 aether_v33 = aether_v32 + aether_v29;
-    memcpy((char *)&out + 4u * sizeof(double), &aether_v33, sizeof aether_v33);
+    memcpy((char *)&aether_out + 4u * sizeof(double), &aether_v33, sizeof aether_v33);
     double aether_v34;
     memcpy(&aether_v34, (const char *)&a + 8u * sizeof(double), sizeof aether_v34);
     const aether_item_f64x4 aether_v35 = {aether_v34, aether_v34, aether_v34, aether_v34};
@@ -3004,7 +3004,7 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b
     const aether_item_f64x4 aether_v46 = {aether_v45, aether_v45, aether_v45, aether_v45};
     const aether_item_f64x4 aether_v47 = aether_item_product_f64x4(aether_v46, aether_v3);
     const aether_item_f64x4 aether_v48 = aether_v47 + aether_v44;
-    memcpy((char *)&out + 8u * sizeof(double), &aether_v48, sizeof aether_v48);
+    memcpy((char *)&aether_out + 8u * sizeof(double), &aether_v48, sizeof aether_v48);
     double aether_v49;
     memcpy(&aether_v49, (const char *)&a + 12u * sizeof(double), sizeof aether_v49);
     const aether_item_f64x4 aether_v50 = {aether_v49, aether_v49, aether_v49, aether_v49};
@@ -3024,216 +3024,216 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b
     const aether_item_f64x4 aether_v61 = {aether_v60, aether_v60, aether_v60, aether_v60};
     const aether_item_f64x4 aether_v62 = aether_item_product_f64x4(aether_v61, aether_v3);
     const aether_item_f64x4 aether_v63 = aether_v62 + aether_v59;
-    memcpy((char *)&out + 12u * sizeof(double), &aether_v63, sizeof aether_v63);
-    return out;
+    memcpy((char *)&aether_out + 12u * sizeof(double), &aether_v63, sizeof aether_v63);
+    return aether_out;
     #else
-    aether_mat4d out;
-    out.m[0] = (aether_product_vec_f64((a.m[3] * b.m[12])) + (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
-    out.m[1] = (aether_product_vec_f64((a.m[3] * b.m[13])) + (aether_product_vec_f64((a.m[2] * b.m[9])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[1])))));
-    out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[14])) + (aether_product_vec_f64((a.m[2] * b.m[10])) + (aether_product_vec_f64((a.m[1] * b.m[6])) + aether_product_vec_f64((a.m[0] * b.m[2])))));
-    out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[15])) + (aether_product_vec_f64((a.m[2] * b.m[11])) + (aether_product_vec_f64((a.m[1] * b.m[7])) + aether_product_vec_f64((a.m[0] * b.m[3])))));
-    out.m[4] = (aether_product_vec_f64((a.m[7] * b.m[12])) + (aether_product_vec_f64((a.m[6] * b.m[8])) + (aether_product_vec_f64((a.m[5] * b.m[4])) + aether_product_vec_f64((a.m[4] * b.m[0])))));
-    out.m[5] = (aether_product_vec_f64((a.m[7] * b.m[13])) + (aether_product_vec_f64((a.m[6] * b.m[9])) + (aether_product_vec_f64((a.m[5] * b.m[5])) + aether_product_vec_f64((a.m[4] * b.m[1])))));
-    out.m[6] = (aether_product_vec_f64((a.m[7] * b.m[14])) + (aether_product_vec_f64((a.m[6] * b.m[10])) + (aether_product_vec_f64((a.m[5] * b.m[6])) + aether_product_vec_f64((a.m[4] * b.m[2])))));
-    out.m[7] = (aether_product_vec_f64((a.m[7] * b.m[15])) + (aether_product_vec_f64((a.m[6] * b.m[11])) + (aether_product_vec_f64((a.m[5] * b.m[7])) + aether_product_vec_f64((a.m[4] * b.m[3])))));
-    out.m[8] = (aether_product_vec_f64((a.m[11] * b.m[12])) + (aether_product_vec_f64((a.m[10] * b.m[8])) + (aether_product_vec_f64((a.m[9] * b.m[4])) + aether_product_vec_f64((a.m[8] * b.m[0])))));
-    out.m[9] = (aether_product_vec_f64((a.m[11] * b.m[13])) + (aether_product_vec_f64((a.m[10] * b.m[9])) + (aether_product_vec_f64((a.m[9] * b.m[5])) + aether_product_vec_f64((a.m[8] * b.m[1])))));
-    out.m[10] = (aether_product_vec_f64((a.m[11] * b.m[14])) + (aether_product_vec_f64((a.m[10] * b.m[10])) + (aether_product_vec_f64((a.m[9] * b.m[6])) + aether_product_vec_f64((a.m[8] * b.m[2])))));
-    out.m[11] = (aether_product_vec_f64((a.m[11] * b.m[15])) + (aether_product_vec_f64((a.m[10] * b.m[11])) + (aether_product_vec_f64((a.m[9] * b.m[7])) + aether_product_vec_f64((a.m[8] * b.m[3])))));
-    out.m[12] = (aether_product_vec_f64((a.m[15] * b.m[12])) + (aether_product_vec_f64((a.m[14] * b.m[8])) + (aether_product_vec_f64((a.m[13] * b.m[4])) + aether_product_vec_f64((a.m[12] * b.m[0])))));
-    out.m[13] = (aether_product_vec_f64((a.m[15] * b.m[13])) + (aether_product_vec_f64((a.m[14] * b.m[9])) + (aether_product_vec_f64((a.m[13] * b.m[5])) + aether_product_vec_f64((a.m[12] * b.m[1])))));
-    out.m[14] = (aether_product_vec_f64((a.m[15] * b.m[14])) + (aether_product_vec_f64((a.m[14] * b.m[10])) + (aether_product_vec_f64((a.m[13] * b.m[6])) + aether_product_vec_f64((a.m[12] * b.m[2])))));
-    out.m[15] = (aether_product_vec_f64((a.m[15] * b.m[15])) + (aether_product_vec_f64((a.m[14] * b.m[11])) + (aether_product_vec_f64((a.m[13] * b.m[7])) + aether_product_vec_f64((a.m[12] * b.m[3])))));
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = (aether_product_vec_f64((a.m[3] * b.m[12])) + (aether_product_vec_f64((a.m[2] * b.m[8])) + (aether_product_vec_f64((a.m[1] * b.m[4])) + aether_product_vec_f64((a.m[0] * b.m[0])))));
+    aether_out.m[1] = (aether_product_vec_f64((a.m[3] * b.m[13])) + (aether_product_vec_f64((a.m[2] * b.m[9])) + (aether_product_vec_f64((a.m[1] * b.m[5])) + aether_product_vec_f64((a.m[0] * b.m[1])))));
+    aether_out.m[2] = (aether_product_vec_f64((a.m[3] * b.m[14])) + (aether_product_vec_f64((a.m[2] * b.m[10])) + (aether_product_vec_f64((a.m[1] * b.m[6])) + aether_product_vec_f64((a.m[0] * b.m[2])))));
+    aether_out.m[3] = (aether_product_vec_f64((a.m[3] * b.m[15])) + (aether_product_vec_f64((a.m[2] * b.m[11])) + (aether_product_vec_f64((a.m[1] * b.m[7])) + aether_product_vec_f64((a.m[0] * b.m[3])))));
+    aether_out.m[4] = (aether_product_vec_f64((a.m[7] * b.m[12])) + (aether_product_vec_f64((a.m[6] * b.m[8])) + (aether_product_vec_f64((a.m[5] * b.m[4])) + aether_product_vec_f64((a.m[4] * b.m[0])))));
+    aether_out.m[5] = (aether_product_vec_f64((a.m[7] * b.m[13])) + (aether_product_vec_f64((a.m[6] * b.m[9])) + (aether_product_vec_f64((a.m[5] * b.m[5])) + aether_product_vec_f64((a.m[4] * b.m[1])))));
+    aether_out.m[6] = (aether_product_vec_f64((a.m[7] * b.m[14])) + (aether_product_vec_f64((a.m[6] * b.m[10])) + (aether_product_vec_f64((a.m[5] * b.m[6])) + aether_product_vec_f64((a.m[4] * b.m[2])))));
+    aether_out.m[7] = (aether_product_vec_f64((a.m[7] * b.m[15])) + (aether_product_vec_f64((a.m[6] * b.m[11])) + (aether_product_vec_f64((a.m[5] * b.m[7])) + aether_product_vec_f64((a.m[4] * b.m[3])))));
+    aether_out.m[8] = (aether_product_vec_f64((a.m[11] * b.m[12])) + (aether_product_vec_f64((a.m[10] * b.m[8])) + (aether_product_vec_f64((a.m[9] * b.m[4])) + aether_product_vec_f64((a.m[8] * b.m[0])))));
+    aether_out.m[9] = (aether_product_vec_f64((a.m[11] * b.m[13])) + (aether_product_vec_f64((a.m[10] * b.m[9])) + (aether_product_vec_f64((a.m[9] * b.m[5])) + aether_product_vec_f64((a.m[8] * b.m[1])))));
+    aether_out.m[10] = (aether_product_vec_f64((a.m[11] * b.m[14])) + (aether_product_vec_f64((a.m[10] * b.m[10])) + (aether_product_vec_f64((a.m[9] * b.m[6])) + aether_product_vec_f64((a.m[8] * b.m[2])))));
+    aether_out.m[11] = (aether_product_vec_f64((a.m[11] * b.m[15])) + (aether_product_vec_f64((a.m[10] * b.m[11])) + (aether_product_vec_f64((a.m[9] * b.m[7])) + aether_product_vec_f64((a.m[8] * b.m[3])))));
+    aether_out.m[12] = (aether_product_vec_f64((a.m[15] * b.m[12])) + (aether_product_vec_f64((a.m[14] * b.m[8])) + (aether_product_vec_f64((a.m[13] * b.m[4])) + aether_product_vec_f64((a.m[12] * b.m[0])))));
+    aether_out.m[13] = (aether_product_vec_f64((a.m[15] * b.m[13])) + (aether_product_vec_f64((a.m[14] * b.m[9])) + (aether_product_vec_f64((a.m[13] * b.m[5])) + aether_product_vec_f64((a.m[12] * b.m[1])))));
+    aether_out.m[14] = (aether_product_vec_f64((a.m[15] * b.m[14])) + (aether_product_vec_f64((a.m[14] * b.m[10])) + (aether_product_vec_f64((a.m[13] * b.m[6])) + aether_product_vec_f64((a.m[12] * b.m[2])))));
+    aether_out.m[15] = (aether_product_vec_f64((a.m[15] * b.m[15])) + (aether_product_vec_f64((a.m[14] * b.m[11])) + (aether_product_vec_f64((a.m[13] * b.m[7])) + aether_product_vec_f64((a.m[12] * b.m[3])))));
+    return aether_out;
     #endif
 }
 
 AETHER_API_BY_VALUE aether_mat2f aether_mat2f_transpose(aether_mat2f m)
 {
-    aether_mat2f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat2d aether_mat2d_transpose(aether_mat2d m)
 {
-    aether_mat2d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3f aether_mat3f_transpose(aether_mat3f m)
 {
-    aether_mat3f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3d aether_mat3d_transpose(aether_mat3d m)
 {
-    aether_mat3d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat4f aether_mat4f_transpose(aether_mat4f m)
 {
-    aether_mat4f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat4d aether_mat4d_transpose(aether_mat4d m)
 {
-    aether_mat4d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat2f aether_mat2f_identity(void)
 {
-    aether_mat2f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 1.0f;
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 1.0f;
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat2d aether_mat2d_identity(void)
 {
-    aether_mat2d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 1.0;
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 1.0;
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3f aether_mat3f_identity(void)
 {
-    aether_mat3f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 1.0f;
-    out.m[5] = 0.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 1.0f;
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 1.0f;
+    aether_out.m[5] = 0.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 1.0f;
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3d aether_mat3d_identity(void)
 {
-    aether_mat3d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 0.0;
-    out.m[4] = 1.0;
-    out.m[5] = 0.0;
-    out.m[6] = 0.0;
-    out.m[7] = 0.0;
-    out.m[8] = 1.0;
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 0.0;
+    aether_out.m[4] = 1.0;
+    aether_out.m[5] = 0.0;
+    aether_out.m[6] = 0.0;
+    aether_out.m[7] = 0.0;
+    aether_out.m[8] = 1.0;
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat4f aether_mat4f_identity(void)
 {
-    aether_mat4f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 0.0f;
-    out.m[5] = 1.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 0.0f;
-    out.m[9] = 0.0f;
-    out.m[10] = 1.0f;
-    out.m[11] = 0.0f;
-    out.m[12] = 0.0f;
-    out.m[13] = 0.0f;
-    out.m[14] = 0.0f;
-    out.m[15] = 1.0f;
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 0.0f;
+    aether_out.m[5] = 1.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 0.0f;
+    aether_out.m[9] = 0.0f;
+    aether_out.m[10] = 1.0f;
+    aether_out.m[11] = 0.0f;
+    aether_out.m[12] = 0.0f;
+    aether_out.m[13] = 0.0f;
+    aether_out.m[14] = 0.0f;
+    aether_out.m[15] = 1.0f;
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat4d aether_mat4d_identity(void)
 {
-    aether_mat4d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 0.0;
-    out.m[4] = 0.0;
-    out.m[5] = 1.0;
-    out.m[6] = 0.0;
-    out.m[7] = 0.0;
-    out.m[8] = 0.0;
-    out.m[9] = 0.0;
-    out.m[10] = 1.0;
-    out.m[11] = 0.0;
-    out.m[12] = 0.0;
-    out.m[13] = 0.0;
-    out.m[14] = 0.0;
-    out.m[15] = 1.0;
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 0.0;
+    aether_out.m[4] = 0.0;
+    aether_out.m[5] = 1.0;
+    aether_out.m[6] = 0.0;
+    aether_out.m[7] = 0.0;
+    aether_out.m[8] = 0.0;
+    aether_out.m[9] = 0.0;
+    aether_out.m[10] = 1.0;
+    aether_out.m[11] = 0.0;
+    aether_out.m[12] = 0.0;
+    aether_out.m[13] = 0.0;
+    aether_out.m[14] = 0.0;
+    aether_out.m[15] = 1.0;
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE float aether_mat2f_dot(aether_mat2f a, aether_mat2f b)
@@ -3312,31 +3312,31 @@ AETHER_API_BY_VALUE aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
 {
     AETHER_GUARD_ZERO
     const float s = (1.0f / (aether_product_f32((m.m[0] * m.m[3])) - aether_product_f32((m.m[1] * m.m[2]))));
-    aether_mat2f out;
-    out.m[0] = aether_product_f32((m.m[3] * s));
-    out.m[1] = aether_product_f32((aether_product_f32((m.m[1] * -1.0f)) * s));
-    out.m[2] = aether_product_f32((aether_product_f32((m.m[2] * -1.0f)) * s));
-    out.m[3] = aether_product_f32((m.m[0] * s));
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = aether_product_f32((m.m[3] * s));
+    aether_out.m[1] = aether_product_f32((aether_product_f32((m.m[1] * -1.0f)) * s));
+    aether_out.m[2] = aether_product_f32((aether_product_f32((m.m[2] * -1.0f)) * s));
+    aether_out.m[3] = aether_product_f32((m.m[0] * s));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
 {
     AETHER_GUARD_ZERO
     const double s = (1.0 / (aether_product_f64((m.m[0] * m.m[3])) - aether_product_f64((m.m[1] * m.m[2]))));
-    aether_mat2d out;
-    out.m[0] = aether_product_f64((m.m[3] * s));
-    out.m[1] = aether_product_f64((aether_product_f64((m.m[1] * -1.0)) * s));
-    out.m[2] = aether_product_f64((aether_product_f64((m.m[2] * -1.0)) * s));
-    out.m[3] = aether_product_f64((m.m[0] * s));
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = aether_product_f64((m.m[3] * s));
+    aether_out.m[1] = aether_product_f64((aether_product_f64((m.m[1] * -1.0)) * s));
+    aether_out.m[2] = aether_product_f64((aether_product_f64((m.m[2] * -1.0)) * s));
+    aether_out.m[3] = aether_product_f64((m.m[0] * s));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
 {
     AETHER_GUARD_ZERO
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_mat3f out;
+    aether_mat3f aether_out;
     aether_item_f32x8 aether_v0;
     aether_item_load32_gcc_halves_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     float aether_v1;
@@ -3370,7 +3370,7 @@ AETHER_API_BY_VALUE aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
     const float aether_v25 = aether_v13 / aether_v24;
     const aether_item_f32x8 aether_v26 = {aether_v25, aether_v25, aether_v25, aether_v25, aether_v25, aether_v25, aether_v25, aether_v25};
     const aether_item_f32x8 aether_v27 = aether_item_product_f32x8(aether_v12, aether_v26);
-    memcpy((char *)&out + 0u * sizeof(float), &aether_v27, sizeof aether_v27);
+    memcpy((char *)&aether_out + 0u * sizeof(float), &aether_v27, sizeof aether_v27);
     float aether_v28;
     memcpy(&aether_v28, (const char *)&m + 4u * sizeof(float), sizeof aether_v28);
     const float aether_v29 = aether_item_product_f32x1(aether_v14, aether_v28);
@@ -3379,21 +3379,21 @@ AETHER_API_BY_VALUE aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
     const float aether_v31 = aether_item_product_f32x1(aether_v17, aether_v30);
     const float aether_v32 = aether_v29 - aether_v31;
     const float aether_v33 = aether_item_product_f32x1(aether_v32, aether_v25);
-    memcpy((char *)&out + 8u * sizeof(float), &aether_v33, sizeof aether_v33);
-    return out;
+    memcpy((char *)&aether_out + 8u * sizeof(float), &aether_v33, sizeof aether_v33);
+    return aether_out;
     #else
     const float s = (1.0f / ((aether_product_f32((m.m[0] * (aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6])))))));
-    aether_mat3f out;
-    out.m[0] = aether_product_f32(((aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))) * s));
-    out.m[1] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[1] * m.m[8])) - aether_product_f32((m.m[2] * m.m[7]))) * -1.0f)) * s));
-    out.m[2] = aether_product_f32(((aether_product_f32((m.m[1] * m.m[5])) - aether_product_f32((m.m[2] * m.m[4]))) * s));
-    out.m[3] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6]))) * -1.0f)) * s));
-    out.m[4] = aether_product_f32(((aether_product_f32((m.m[0] * m.m[8])) - aether_product_f32((m.m[2] * m.m[6]))) * s));
-    out.m[5] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[0] * m.m[5])) - aether_product_f32((m.m[2] * m.m[3]))) * -1.0f)) * s));
-    out.m[6] = aether_product_f32(((aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6]))) * s));
-    out.m[7] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[0] * m.m[7])) - aether_product_f32((m.m[1] * m.m[6]))) * -1.0f)) * s));
-    out.m[8] = aether_product_f32(((aether_product_f32((m.m[0] * m.m[4])) - aether_product_f32((m.m[1] * m.m[3]))) * s));
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = aether_product_f32(((aether_product_f32((m.m[4] * m.m[8])) - aether_product_f32((m.m[5] * m.m[7]))) * s));
+    aether_out.m[1] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[1] * m.m[8])) - aether_product_f32((m.m[2] * m.m[7]))) * -1.0f)) * s));
+    aether_out.m[2] = aether_product_f32(((aether_product_f32((m.m[1] * m.m[5])) - aether_product_f32((m.m[2] * m.m[4]))) * s));
+    aether_out.m[3] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[3] * m.m[8])) - aether_product_f32((m.m[5] * m.m[6]))) * -1.0f)) * s));
+    aether_out.m[4] = aether_product_f32(((aether_product_f32((m.m[0] * m.m[8])) - aether_product_f32((m.m[2] * m.m[6]))) * s));
+    aether_out.m[5] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[0] * m.m[5])) - aether_product_f32((m.m[2] * m.m[3]))) * -1.0f)) * s));
+    aether_out.m[6] = aether_product_f32(((aether_product_f32((m.m[3] * m.m[7])) - aether_product_f32((m.m[4] * m.m[6]))) * s));
+    aether_out.m[7] = aether_product_f32((aether_product_f32(((aether_product_f32((m.m[0] * m.m[7])) - aether_product_f32((m.m[1] * m.m[6]))) * -1.0f)) * s));
+    aether_out.m[8] = aether_product_f32(((aether_product_f32((m.m[0] * m.m[4])) - aether_product_f32((m.m[1] * m.m[3]))) * s));
+    return aether_out;
     #endif
 }
 
@@ -3401,24 +3401,24 @@ AETHER_API_BY_VALUE aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
 {
     AETHER_GUARD_ZERO
     const double s = (1.0 / ((aether_product_f64((m.m[0] * (aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6])))))));
-    aether_mat3d out;
-    out.m[0] = aether_product_f64(((aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))) * s));
-    out.m[1] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[1] * m.m[8])) - aether_product_f64((m.m[2] * m.m[7]))) * -1.0)) * s));
-    out.m[2] = aether_product_f64(((aether_product_f64((m.m[1] * m.m[5])) - aether_product_f64((m.m[2] * m.m[4]))) * s));
-    out.m[3] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6]))) * -1.0)) * s));
-    out.m[4] = aether_product_f64(((aether_product_f64((m.m[0] * m.m[8])) - aether_product_f64((m.m[2] * m.m[6]))) * s));
-    out.m[5] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[0] * m.m[5])) - aether_product_f64((m.m[2] * m.m[3]))) * -1.0)) * s));
-    out.m[6] = aether_product_f64(((aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6]))) * s));
-    out.m[7] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[0] * m.m[7])) - aether_product_f64((m.m[1] * m.m[6]))) * -1.0)) * s));
-    out.m[8] = aether_product_f64(((aether_product_f64((m.m[0] * m.m[4])) - aether_product_f64((m.m[1] * m.m[3]))) * s));
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = aether_product_f64(((aether_product_f64((m.m[4] * m.m[8])) - aether_product_f64((m.m[5] * m.m[7]))) * s));
+    aether_out.m[1] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[1] * m.m[8])) - aether_product_f64((m.m[2] * m.m[7]))) * -1.0)) * s));
+    aether_out.m[2] = aether_product_f64(((aether_product_f64((m.m[1] * m.m[5])) - aether_product_f64((m.m[2] * m.m[4]))) * s));
+    aether_out.m[3] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[3] * m.m[8])) - aether_product_f64((m.m[5] * m.m[6]))) * -1.0)) * s));
+    aether_out.m[4] = aether_product_f64(((aether_product_f64((m.m[0] * m.m[8])) - aether_product_f64((m.m[2] * m.m[6]))) * s));
+    aether_out.m[5] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[0] * m.m[5])) - aether_product_f64((m.m[2] * m.m[3]))) * -1.0)) * s));
+    aether_out.m[6] = aether_product_f64(((aether_product_f64((m.m[3] * m.m[7])) - aether_product_f64((m.m[4] * m.m[6]))) * s));
+    aether_out.m[7] = aether_product_f64((aether_product_f64(((aether_product_f64((m.m[0] * m.m[7])) - aether_product_f64((m.m[1] * m.m[6]))) * -1.0)) * s));
+    aether_out.m[8] = aether_product_f64(((aether_product_f64((m.m[0] * m.m[4])) - aether_product_f64((m.m[1] * m.m[3]))) * s));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
 {
     AETHER_GUARD_ZERO
     #if defined(AETHER_ITEM_SHUFFLES)
-    aether_mat4f out;
+    aether_mat4f aether_out;
     aether_item_f32x8 aether_v0;
     aether_item_load32_gcc_halves_f32x8(aether_v0, (const char *)&m + 0u * sizeof(float));
     aether_item_f32x8 aether_v1;
@@ -3520,30 +3520,30 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
     const float aether_v92 = aether_v76 / aether_v91;
     const aether_item_f32x8 aether_v93 = {aether_v92, aether_v92, aether_v92, aether_v92, aether_v92, aether_v92, aether_v92, aether_v92};
     const aether_item_f32x8 aether_v94 = aether_item_product_f32x8(aether_v42, aether_v93);
-    memcpy((char *)&out + 0u * sizeof(float), &aether_v94, sizeof aether_v94);
+    memcpy((char *)&aether_out + 0u * sizeof(float), &aether_v94, sizeof aether_v94);
     const aether_item_f32x8 aether_v95 = aether_item_product_f32x8(aether_v75, aether_v93);
-    memcpy((char *)&out + 8u * sizeof(float), &aether_v95, sizeof aether_v95);
-    return out;
+    memcpy((char *)&aether_out + 8u * sizeof(float), &aether_v95, sizeof aether_v95);
+    return aether_out;
     #else
     const float s = (1.0f / (((aether_product_f32((m.m[0] * ((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))))) - aether_product_f32((m.m[1] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12]))))))))) + aether_product_f32((m.m[2] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))) - aether_product_f32((m.m[3] * ((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12]))))))))));
-    aether_mat4f out;
-    out.m[0] = aether_product_f32((((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))) * s));
-    out.m[1] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[1] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))) * -1.0f)) * s));
-    out.m[2] = aether_product_f32((((aether_product_f32((m.m[1] * (aether_product_f32((m.m[6] * m.m[15])) - aether_product_f32((m.m[7] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[5] * m.m[15])) - aether_product_f32((m.m[7] * m.m[13])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[5] * m.m[14])) - aether_product_f32((m.m[6] * m.m[13])))))) * s));
-    out.m[3] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[1] * (aether_product_f32((m.m[6] * m.m[11])) - aether_product_f32((m.m[7] * m.m[10]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[5] * m.m[11])) - aether_product_f32((m.m[7] * m.m[9])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[5] * m.m[10])) - aether_product_f32((m.m[6] * m.m[9])))))) * -1.0f)) * s));
-    out.m[4] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) * -1.0f)) * s));
-    out.m[5] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) * s));
-    out.m[6] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[6] * m.m[15])) - aether_product_f32((m.m[7] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[15])) - aether_product_f32((m.m[7] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[14])) - aether_product_f32((m.m[6] * m.m[12])))))) * -1.0f)) * s));
-    out.m[7] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[6] * m.m[11])) - aether_product_f32((m.m[7] * m.m[10]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[11])) - aether_product_f32((m.m[7] * m.m[8])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[10])) - aether_product_f32((m.m[6] * m.m[8])))))) * s));
-    out.m[8] = aether_product_f32((((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * s));
-    out.m[9] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * -1.0f)) * s));
-    out.m[10] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[15])) - aether_product_f32((m.m[7] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[15])) - aether_product_f32((m.m[7] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[13])) - aether_product_f32((m.m[5] * m.m[12])))))) * s));
-    out.m[11] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[11])) - aether_product_f32((m.m[7] * m.m[9]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[11])) - aether_product_f32((m.m[7] * m.m[8])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[9])) - aether_product_f32((m.m[5] * m.m[8])))))) * -1.0f)) * s));
-    out.m[12] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * -1.0f)) * s));
-    out.m[13] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * s));
-    out.m[14] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[14])) - aether_product_f32((m.m[6] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[14])) - aether_product_f32((m.m[6] * m.m[12])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[13])) - aether_product_f32((m.m[5] * m.m[12])))))) * -1.0f)) * s));
-    out.m[15] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[10])) - aether_product_f32((m.m[6] * m.m[9]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[10])) - aether_product_f32((m.m[6] * m.m[8])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[9])) - aether_product_f32((m.m[5] * m.m[8])))))) * s));
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = aether_product_f32((((aether_product_f32((m.m[5] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))) * s));
+    aether_out.m[1] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[1] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13])))))) * -1.0f)) * s));
+    aether_out.m[2] = aether_product_f32((((aether_product_f32((m.m[1] * (aether_product_f32((m.m[6] * m.m[15])) - aether_product_f32((m.m[7] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[5] * m.m[15])) - aether_product_f32((m.m[7] * m.m[13])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[5] * m.m[14])) - aether_product_f32((m.m[6] * m.m[13])))))) * s));
+    aether_out.m[3] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[1] * (aether_product_f32((m.m[6] * m.m[11])) - aether_product_f32((m.m[7] * m.m[10]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[5] * m.m[11])) - aether_product_f32((m.m[7] * m.m[9])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[5] * m.m[10])) - aether_product_f32((m.m[6] * m.m[9])))))) * -1.0f)) * s));
+    aether_out.m[4] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[4] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) * -1.0f)) * s));
+    aether_out.m[5] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[10] * m.m[15])) - aether_product_f32((m.m[11] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) * s));
+    aether_out.m[6] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[6] * m.m[15])) - aether_product_f32((m.m[7] * m.m[14]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[15])) - aether_product_f32((m.m[7] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[14])) - aether_product_f32((m.m[6] * m.m[12])))))) * -1.0f)) * s));
+    aether_out.m[7] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[6] * m.m[11])) - aether_product_f32((m.m[7] * m.m[10]))))) - aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[11])) - aether_product_f32((m.m[7] * m.m[8])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[10])) - aether_product_f32((m.m[6] * m.m[8])))))) * s));
+    aether_out.m[8] = aether_product_f32((((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[7] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * s));
+    aether_out.m[9] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[9] * m.m[15])) - aether_product_f32((m.m[11] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[8] * m.m[15])) - aether_product_f32((m.m[11] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * -1.0f)) * s));
+    aether_out.m[10] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[15])) - aether_product_f32((m.m[7] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[15])) - aether_product_f32((m.m[7] * m.m[12])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[13])) - aether_product_f32((m.m[5] * m.m[12])))))) * s));
+    aether_out.m[11] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[11])) - aether_product_f32((m.m[7] * m.m[9]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[11])) - aether_product_f32((m.m[7] * m.m[8])))))) + aether_product_f32((m.m[3] * (aether_product_f32((m.m[4] * m.m[9])) - aether_product_f32((m.m[5] * m.m[8])))))) * -1.0f)) * s));
+    aether_out.m[12] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[4] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[5] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[6] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * -1.0f)) * s));
+    aether_out.m[13] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[9] * m.m[14])) - aether_product_f32((m.m[10] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[8] * m.m[14])) - aether_product_f32((m.m[10] * m.m[12])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[8] * m.m[13])) - aether_product_f32((m.m[9] * m.m[12])))))) * s));
+    aether_out.m[14] = aether_product_f32((aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[14])) - aether_product_f32((m.m[6] * m.m[13]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[14])) - aether_product_f32((m.m[6] * m.m[12])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[13])) - aether_product_f32((m.m[5] * m.m[12])))))) * -1.0f)) * s));
+    aether_out.m[15] = aether_product_f32((((aether_product_f32((m.m[0] * (aether_product_f32((m.m[5] * m.m[10])) - aether_product_f32((m.m[6] * m.m[9]))))) - aether_product_f32((m.m[1] * (aether_product_f32((m.m[4] * m.m[10])) - aether_product_f32((m.m[6] * m.m[8])))))) + aether_product_f32((m.m[2] * (aether_product_f32((m.m[4] * m.m[9])) - aether_product_f32((m.m[5] * m.m[8])))))) * s));
+    return aether_out;
     #endif
 }
 
@@ -3551,24 +3551,24 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
 {
     AETHER_GUARD_ZERO
     const double s = (1.0 / (((aether_product_f64((m.m[0] * ((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))))) - aether_product_f64((m.m[1] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12]))))))))) + aether_product_f64((m.m[2] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))) - aether_product_f64((m.m[3] * ((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12]))))))))));
-    aether_mat4d out;
-    out.m[0] = aether_product_f64((((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))) * s));
-    out.m[1] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[1] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))) * -1.0)) * s));
-    out.m[2] = aether_product_f64((((aether_product_f64((m.m[1] * (aether_product_f64((m.m[6] * m.m[15])) - aether_product_f64((m.m[7] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[5] * m.m[15])) - aether_product_f64((m.m[7] * m.m[13])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[5] * m.m[14])) - aether_product_f64((m.m[6] * m.m[13])))))) * s));
-    out.m[3] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[1] * (aether_product_f64((m.m[6] * m.m[11])) - aether_product_f64((m.m[7] * m.m[10]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[5] * m.m[11])) - aether_product_f64((m.m[7] * m.m[9])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[5] * m.m[10])) - aether_product_f64((m.m[6] * m.m[9])))))) * -1.0)) * s));
-    out.m[4] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) * -1.0)) * s));
-    out.m[5] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) * s));
-    out.m[6] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[6] * m.m[15])) - aether_product_f64((m.m[7] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[15])) - aether_product_f64((m.m[7] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[14])) - aether_product_f64((m.m[6] * m.m[12])))))) * -1.0)) * s));
-    out.m[7] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[6] * m.m[11])) - aether_product_f64((m.m[7] * m.m[10]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[11])) - aether_product_f64((m.m[7] * m.m[8])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[10])) - aether_product_f64((m.m[6] * m.m[8])))))) * s));
-    out.m[8] = aether_product_f64((((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * s));
-    out.m[9] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * -1.0)) * s));
-    out.m[10] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[15])) - aether_product_f64((m.m[7] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[15])) - aether_product_f64((m.m[7] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[13])) - aether_product_f64((m.m[5] * m.m[12])))))) * s));
-    out.m[11] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[11])) - aether_product_f64((m.m[7] * m.m[9]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[11])) - aether_product_f64((m.m[7] * m.m[8])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[9])) - aether_product_f64((m.m[5] * m.m[8])))))) * -1.0)) * s));
-    out.m[12] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * -1.0)) * s));
-    out.m[13] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * s));
-    out.m[14] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[14])) - aether_product_f64((m.m[6] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[14])) - aether_product_f64((m.m[6] * m.m[12])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[13])) - aether_product_f64((m.m[5] * m.m[12])))))) * -1.0)) * s));
-    out.m[15] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[10])) - aether_product_f64((m.m[6] * m.m[9]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[10])) - aether_product_f64((m.m[6] * m.m[8])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[9])) - aether_product_f64((m.m[5] * m.m[8])))))) * s));
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = aether_product_f64((((aether_product_f64((m.m[5] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))) * s));
+    aether_out.m[1] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[1] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13])))))) * -1.0)) * s));
+    aether_out.m[2] = aether_product_f64((((aether_product_f64((m.m[1] * (aether_product_f64((m.m[6] * m.m[15])) - aether_product_f64((m.m[7] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[5] * m.m[15])) - aether_product_f64((m.m[7] * m.m[13])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[5] * m.m[14])) - aether_product_f64((m.m[6] * m.m[13])))))) * s));
+    aether_out.m[3] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[1] * (aether_product_f64((m.m[6] * m.m[11])) - aether_product_f64((m.m[7] * m.m[10]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[5] * m.m[11])) - aether_product_f64((m.m[7] * m.m[9])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[5] * m.m[10])) - aether_product_f64((m.m[6] * m.m[9])))))) * -1.0)) * s));
+    aether_out.m[4] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[4] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) * -1.0)) * s));
+    aether_out.m[5] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[10] * m.m[15])) - aether_product_f64((m.m[11] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) * s));
+    aether_out.m[6] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[6] * m.m[15])) - aether_product_f64((m.m[7] * m.m[14]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[15])) - aether_product_f64((m.m[7] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[14])) - aether_product_f64((m.m[6] * m.m[12])))))) * -1.0)) * s));
+    aether_out.m[7] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[6] * m.m[11])) - aether_product_f64((m.m[7] * m.m[10]))))) - aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[11])) - aether_product_f64((m.m[7] * m.m[8])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[10])) - aether_product_f64((m.m[6] * m.m[8])))))) * s));
+    aether_out.m[8] = aether_product_f64((((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[7] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * s));
+    aether_out.m[9] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[9] * m.m[15])) - aether_product_f64((m.m[11] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[8] * m.m[15])) - aether_product_f64((m.m[11] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * -1.0)) * s));
+    aether_out.m[10] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[15])) - aether_product_f64((m.m[7] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[15])) - aether_product_f64((m.m[7] * m.m[12])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[13])) - aether_product_f64((m.m[5] * m.m[12])))))) * s));
+    aether_out.m[11] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[11])) - aether_product_f64((m.m[7] * m.m[9]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[11])) - aether_product_f64((m.m[7] * m.m[8])))))) + aether_product_f64((m.m[3] * (aether_product_f64((m.m[4] * m.m[9])) - aether_product_f64((m.m[5] * m.m[8])))))) * -1.0)) * s));
+    aether_out.m[12] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[4] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[5] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[6] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * -1.0)) * s));
+    aether_out.m[13] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[9] * m.m[14])) - aether_product_f64((m.m[10] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[8] * m.m[14])) - aether_product_f64((m.m[10] * m.m[12])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[8] * m.m[13])) - aether_product_f64((m.m[9] * m.m[12])))))) * s));
+    aether_out.m[14] = aether_product_f64((aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[14])) - aether_product_f64((m.m[6] * m.m[13]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[14])) - aether_product_f64((m.m[6] * m.m[12])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[13])) - aether_product_f64((m.m[5] * m.m[12])))))) * -1.0)) * s));
+    aether_out.m[15] = aether_product_f64((((aether_product_f64((m.m[0] * (aether_product_f64((m.m[5] * m.m[10])) - aether_product_f64((m.m[6] * m.m[9]))))) - aether_product_f64((m.m[1] * (aether_product_f64((m.m[4] * m.m[10])) - aether_product_f64((m.m[6] * m.m[8])))))) + aether_product_f64((m.m[2] * (aether_product_f64((m.m[4] * m.m[9])) - aether_product_f64((m.m[5] * m.m[8])))))) * s));
+    return aether_out;
 }
 
 AETHER_API float aether_f32_two_sum_err(float a, float b, float s)
@@ -3605,10 +3605,10 @@ AETHER_API_BY_VALUE aether_pairf aether_f32_two_sum(float a, float b)
     const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const float two_sum_err_av = (two_sum_err_t - y);
     const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_paird aether_f64_two_sum(double a, double b)
@@ -3621,10 +3621,10 @@ AETHER_API_BY_VALUE aether_paird aether_f64_two_sum(double a, double b)
     const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const double two_sum_err_av = (two_sum_err_t - y);
     const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
@@ -3638,10 +3638,10 @@ AETHER_API_BY_VALUE aether_pairf aether_pairf_neumaier_add(aether_pairf p, float
     const float two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     const float two_sum_err_av = (two_sum_err_t - t);
     const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_paird aether_paird_neumaier_add(aether_paird p, double x)
@@ -3655,10 +3655,10 @@ AETHER_API_BY_VALUE aether_paird aether_paird_neumaier_add(aether_paird p, doubl
     const double two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     const double two_sum_err_av = (two_sum_err_t - t);
     const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
@@ -3671,10 +3671,10 @@ AETHER_API_BY_VALUE aether_pairf aether_pairf_combine(aether_pairf a, aether_pai
     const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const float two_sum_err_av = (two_sum_err_t - y);
     const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_paird aether_paird_combine(aether_paird a, aether_paird b)
@@ -3687,10 +3687,10 @@ AETHER_API_BY_VALUE aether_paird aether_paird_combine(aether_paird a, aether_pai
     const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const double two_sum_err_av = (two_sum_err_t - y);
     const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE float aether_pairf_value(aether_pairf p)
@@ -3845,10 +3845,10 @@ AETHER_API_BY_VALUE aether_vec2f aether_f32_sincos(float a)
     const float q = (reduce_half_pi_k - aether_product_f32((4.0f * fq)));
     const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? aether_product_f32((sr * -1.0f)) : aether_product_f32((cr * -1.0f))))));
     const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? aether_product_f32((sr * -1.0f)) : ((q == 2.0f) ? aether_product_f32((cr * -1.0f)) : sr)));
-    aether_vec2f out;
-    out.x = sn;
-    out.y = cs;
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = sn;
+    aether_out.y = cs;
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_f64_sincos(double a)
@@ -3883,10 +3883,10 @@ AETHER_API_BY_VALUE aether_vec2d aether_f64_sincos(double a)
     const double q = (reduce_half_pi_k - aether_product_f64((4.0 * fq)));
     const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? aether_product_f64((sr * -1.0)) : aether_product_f64((cr * -1.0))))));
     const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? aether_product_f64((sr * -1.0)) : ((q == 2.0) ? aether_product_f64((cr * -1.0)) : sr)));
-    aether_vec2d out;
-    out.x = sn;
-    out.y = cs;
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = sn;
+    aether_out.y = cs;
+    return aether_out;
 }
 
 AETHER_API float aether_f32_sin(float a)
@@ -5050,12 +5050,12 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis,
     const float sincos_q = (reduce_half_pi_k - aether_product_f32((4.0f * sincos_fq)));
     const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_product_f32((sincos_sr * -1.0f)) : aether_product_f32((sincos_cr * -1.0f))))));
     const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? aether_product_f32((sincos_sr * -1.0f)) : ((sincos_q == 2.0f) ? aether_product_f32((sincos_cr * -1.0f)) : sincos_sr)));
-    aether_quatf out;
-    out.w = sincos_cs;
-    out.x = aether_product_f32((axis.x * sincos_sn));
-    out.y = aether_product_f32((axis.y * sincos_sn));
-    out.z = aether_product_f32((axis.z * sincos_sn));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = sincos_cs;
+    aether_out.x = aether_product_f32((axis.x * sincos_sn));
+    aether_out.y = aether_product_f32((axis.y * sincos_sn));
+    aether_out.z = aether_product_f32((axis.z * sincos_sn));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
@@ -5091,12 +5091,12 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis,
     const double sincos_q = (reduce_half_pi_k - aether_product_f64((4.0 * sincos_fq)));
     const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_product_f64((sincos_sr * -1.0)) : aether_product_f64((sincos_cr * -1.0))))));
     const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? aether_product_f64((sincos_sr * -1.0)) : ((sincos_q == 2.0) ? aether_product_f64((sincos_cr * -1.0)) : sincos_sr)));
-    aether_quatd out;
-    out.w = sincos_cs;
-    out.x = aether_product_f64((axis.x * sincos_sn));
-    out.y = aether_product_f64((axis.y * sincos_sn));
-    out.z = aether_product_f64((axis.z * sincos_sn));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = sincos_cs;
+    aether_out.x = aether_product_f64((axis.x * sincos_sn));
+    aether_out.y = aether_product_f64((axis.y * sincos_sn));
+    aether_out.z = aether_product_f64((axis.z * sincos_sn));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
@@ -5196,17 +5196,17 @@ AETHER_API_BY_VALUE aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay,
     const float m12 = aether_product_f32((aether_product_f32((sincos_sn * sincos_cs_2)) * -1.0f));
     const float m20 = (aether_product_f32((sincos_sn * sincos_sn_3)) - aether_product_f32((aether_product_f32((sincos_cs * sincos_sn_2)) * sincos_cs_3)));
     const float m21 = (aether_product_f32((aether_product_f32((sincos_cs * sincos_sn_2)) * sincos_sn_3)) + aether_product_f32((sincos_sn * sincos_cs_3)));
-    aether_mat3f out;
-    out.m[0] = m00;
-    out.m[1] = m01;
-    out.m[2] = sincos_sn_2;
-    out.m[3] = m10;
-    out.m[4] = m11;
-    out.m[5] = m12;
-    out.m[6] = m20;
-    out.m[7] = m21;
-    out.m[8] = aether_product_f32((sincos_cs * sincos_cs_2));
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = m00;
+    aether_out.m[1] = m01;
+    aether_out.m[2] = sincos_sn_2;
+    aether_out.m[3] = m10;
+    aether_out.m[4] = m11;
+    aether_out.m[5] = m12;
+    aether_out.m[6] = m20;
+    aether_out.m[7] = m21;
+    aether_out.m[8] = aether_product_f32((sincos_cs * sincos_cs_2));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
@@ -5306,17 +5306,17 @@ AETHER_API_BY_VALUE aether_mat3d aether_mat3d_from_euler_xyz(double ax, double a
     const double m12 = aether_product_f64((aether_product_f64((sincos_sn * sincos_cs_2)) * -1.0));
     const double m20 = (aether_product_f64((sincos_sn * sincos_sn_3)) - aether_product_f64((aether_product_f64((sincos_cs * sincos_sn_2)) * sincos_cs_3)));
     const double m21 = (aether_product_f64((aether_product_f64((sincos_cs * sincos_sn_2)) * sincos_sn_3)) + aether_product_f64((sincos_sn * sincos_cs_3)));
-    aether_mat3d out;
-    out.m[0] = m00;
-    out.m[1] = m01;
-    out.m[2] = sincos_sn_2;
-    out.m[3] = m10;
-    out.m[4] = m11;
-    out.m[5] = m12;
-    out.m[6] = m20;
-    out.m[7] = m21;
-    out.m[8] = aether_product_f64((sincos_cs * sincos_cs_2));
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = m00;
+    aether_out.m[1] = m01;
+    aether_out.m[2] = sincos_sn_2;
+    aether_out.m[3] = m10;
+    aether_out.m[4] = m11;
+    aether_out.m[5] = m12;
+    aether_out.m[6] = m20;
+    aether_out.m[7] = m21;
+    aether_out.m[8] = aether_product_f64((sincos_cs * sincos_cs_2));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
@@ -5441,12 +5441,12 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf
     const float sincos_q_3 = (reduce_half_pi_k_3 - aether_product_f32((4.0f * sincos_fq_3)));
     const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_product_f32((sincos_sr_3 * -1.0f)) : aether_product_f32((sincos_cr_3 * -1.0f))))));
     const float r = (1.0f / sincos_sn_3);
-    aether_quatf out;
-    out.w = ((d > 0.99951171875f) ? nl_w : aether_product_f32(((aether_product_f32((a.w * sincos_sn)) + aether_product_f32((c_w * sincos_sn_2))) * r)));
-    out.x = ((d > 0.99951171875f) ? nl_x : aether_product_f32(((aether_product_f32((a.x * sincos_sn)) + aether_product_f32((c_x * sincos_sn_2))) * r)));
-    out.y = ((d > 0.99951171875f) ? nl_y : aether_product_f32(((aether_product_f32((a.y * sincos_sn)) + aether_product_f32((c_y * sincos_sn_2))) * r)));
-    out.z = ((d > 0.99951171875f) ? nl_z : aether_product_f32(((aether_product_f32((a.z * sincos_sn)) + aether_product_f32((c_z * sincos_sn_2))) * r)));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = ((d > 0.99951171875f) ? nl_w : aether_product_f32(((aether_product_f32((a.w * sincos_sn)) + aether_product_f32((c_w * sincos_sn_2))) * r)));
+    aether_out.x = ((d > 0.99951171875f) ? nl_x : aether_product_f32(((aether_product_f32((a.x * sincos_sn)) + aether_product_f32((c_x * sincos_sn_2))) * r)));
+    aether_out.y = ((d > 0.99951171875f) ? nl_y : aether_product_f32(((aether_product_f32((a.y * sincos_sn)) + aether_product_f32((c_y * sincos_sn_2))) * r)));
+    aether_out.z = ((d > 0.99951171875f) ? nl_z : aether_product_f32(((aether_product_f32((a.z * sincos_sn)) + aether_product_f32((c_z * sincos_sn_2))) * r)));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
@@ -5571,12 +5571,12 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd
     const double sincos_q_3 = (reduce_half_pi_k_3 - aether_product_f64((4.0 * sincos_fq_3)));
     const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_product_f64((sincos_sr_3 * -1.0)) : aether_product_f64((sincos_cr_3 * -1.0))))));
     const double r = (1.0 / sincos_sn_3);
-    aether_quatd out;
-    out.w = ((d > 0.99951171875) ? nl_w : aether_product_f64(((aether_product_f64((a.w * sincos_sn)) + aether_product_f64((c_w * sincos_sn_2))) * r)));
-    out.x = ((d > 0.99951171875) ? nl_x : aether_product_f64(((aether_product_f64((a.x * sincos_sn)) + aether_product_f64((c_x * sincos_sn_2))) * r)));
-    out.y = ((d > 0.99951171875) ? nl_y : aether_product_f64(((aether_product_f64((a.y * sincos_sn)) + aether_product_f64((c_y * sincos_sn_2))) * r)));
-    out.z = ((d > 0.99951171875) ? nl_z : aether_product_f64(((aether_product_f64((a.z * sincos_sn)) + aether_product_f64((c_z * sincos_sn_2))) * r)));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = ((d > 0.99951171875) ? nl_w : aether_product_f64(((aether_product_f64((a.w * sincos_sn)) + aether_product_f64((c_w * sincos_sn_2))) * r)));
+    aether_out.x = ((d > 0.99951171875) ? nl_x : aether_product_f64(((aether_product_f64((a.x * sincos_sn)) + aether_product_f64((c_x * sincos_sn_2))) * r)));
+    aether_out.y = ((d > 0.99951171875) ? nl_y : aether_product_f64(((aether_product_f64((a.y * sincos_sn)) + aether_product_f64((c_y * sincos_sn_2))) * r)));
+    aether_out.z = ((d > 0.99951171875) ? nl_z : aether_product_f64(((aether_product_f64((a.z * sincos_sn)) + aether_product_f64((c_z * sincos_sn_2))) * r)));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
@@ -5589,12 +5589,12 @@ AETHER_API_BY_VALUE aether_rotationf aether_f32_jacobi_rotation(float app, float
     const float t = ((apq == 0.0f) ? 0.0f : t0);
     const float c = (1.0f / aether_ieee_sqrt_f32((aether_product_f32((t * t)) + 1.0f)));
     const float s = aether_product_f32((t * c));
-    aether_rotationf out;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = (s / (1.0f + c));
-    return out;
+    aether_rotationf aether_out;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = (s / (1.0f + c));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
@@ -5607,48 +5607,48 @@ AETHER_API_BY_VALUE aether_rotationd aether_f64_jacobi_rotation(double app, doub
     const double t = ((apq == 0.0) ? 0.0 : t0);
     const double c = (1.0 / aether_ieee_sqrt_f64((aether_product_f64((t * t)) + 1.0)));
     const double s = aether_product_f64((t * c));
-    aether_rotationd out;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = (s / (1.0 + c));
-    return out;
+    aether_rotationd aether_out;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = (s / (1.0 + c));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
 {
     AETHER_GUARD_ZERO
-    aether_vec2f out;
-    out.x = (g - aether_product_f32((r.s * (h + aether_product_f32((r.tau * g))))));
-    out.y = (h + aether_product_f32((r.s * (g - aether_product_f32((r.tau * h))))));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (g - aether_product_f32((r.s * (h + aether_product_f32((r.tau * g))))));
+    aether_out.y = (h + aether_product_f32((r.s * (g - aether_product_f32((r.tau * h))))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
 {
     AETHER_GUARD_ZERO
-    aether_vec2d out;
-    out.x = (g - aether_product_f64((r.s * (h + aether_product_f64((r.tau * g))))));
-    out.y = (h + aether_product_f64((r.s * (g - aether_product_f64((r.tau * h))))));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (g - aether_product_f64((r.s * (h + aether_product_f64((r.tau * g))))));
+    aether_out.y = (h + aether_product_f64((r.s * (g - aether_product_f64((r.tau * h))))));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
 {
     AETHER_GUARD_ZERO
-    aether_vec2f out;
-    out.x = (app - aether_product_f32((r.t * apq)));
-    out.y = (aqq + aether_product_f32((r.t * apq)));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (app - aether_product_f32((r.t * apq)));
+    aether_out.y = (aqq + aether_product_f32((r.t * apq)));
+    return aether_out;
 }
 
 AETHER_API_BY_VALUE aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
 {
     AETHER_GUARD_ZERO
-    aether_vec2d out;
-    out.x = (app - aether_product_f64((r.t * apq)));
-    out.y = (aqq + aether_product_f64((r.t * apq)));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (app - aether_product_f64((r.t * apq)));
+    aether_out.y = (aqq + aether_product_f64((r.t * apq)));
+    return aether_out;
 }
 
 AETHER_API aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
@@ -5722,358 +5722,358 @@ AETHER_API aether_paird aether_paird_reduce32(const aether_paird lanes[32])
     return v[0];
 }
 
-AETHER_API void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n)
+AETHER_API void aether_f32_lanes_sum(aether_pairf aether_lanes[32], size_t aether_first, const float *x, size_t aether_n)
 {
-    size_t j = 0;
-    for (; j < n && (first + j) % 32u != 0u; ++j) {
-        const float term = x[j];
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    size_t aether_j = 0;
+    for (; aether_j < aether_n && (aether_first + aether_j) % 32u != 0u; ++aether_j) {
+        const float aether_term = x[aether_j];
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
     #if defined(AETHER_LANES_SIMD)
-    if (n - j >= 32u) {
+    if (aether_n - aether_j >= 32u) {
         /* Lane 8v + k of the contract is lane k of vector v. */
-        aether_pairfx8 acc[4];
-        aether_pairfx8 fast[4];
-        int finite;
-        unsigned v, k;
-        size_t i;
-        for (v = 0; v < 4u; ++v) {
-            for (k = 0; k < 8u; ++k) {
-                acc[v].hi[k] = lanes[8u * v + k].hi;
-                acc[v].comp[k] = lanes[8u * v + k].comp;
+        aether_pairfx8 aether_acc[4];
+        aether_pairfx8 aether_fast[4];
+        int aether_finite;
+        unsigned aether_v, aether_k;
+        size_t aether_i;
+        for (aether_v = 0; aether_v < 4u; ++aether_v) {
+            for (aether_k = 0; aether_k < 8u; ++aether_k) {
+                aether_acc[aether_v].hi[aether_k] = aether_lanes[8u * aether_v + aether_k].hi;
+                aether_acc[aether_v].comp[aether_k] = aether_lanes[8u * aether_v + aether_k].comp;
             }
         }
-        finite = aether_pairfx8_finite(acc, 4u);
-        while (n - j >= 32u) {
+        aether_finite = aether_pairfx8_finite(aether_acc, 4u);
+        while (aether_n - aether_j >= 32u) {
             /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
                two-sum residual in one operand order; that result is kept where every lane ends finite (the
                same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
-            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
-            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
-            if (finite) {
-                for (v = 0; v < 4u; ++v) fast[v] = acc[v];
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 4u; ++v) {
-                        aether_f32x8 x_v;
-                        memcpy(&x_v, x + i + 8u * v, sizeof x_v);
+            const size_t aether_blocks = (aether_n - aether_j) / 32u, aether_chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t aether_end = aether_j + 32u * (aether_blocks < aether_chunk ? aether_blocks : aether_chunk);
+            if (aether_finite) {
+                for (aether_v = 0; aether_v < 4u; ++aether_v) aether_fast[aether_v] = aether_acc[aether_v];
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 4u; ++aether_v) {
+                        aether_f32x8 aether_v_x;
+                        memcpy(&aether_v_x, x + aether_i + 8u * aether_v, sizeof aether_v_x);
                         {
-                            const aether_f32x8 term = x_v;
-                            aether_pairf_neumaier_add_x8_one_order(&fast[v], &fast[v], &term);
+                            const aether_f32x8 aether_term = aether_v_x;
+                            aether_pairf_neumaier_add_x8_one_order(&aether_fast[aether_v], &aether_fast[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = AETHER_LANES_KEEP(aether_pairfx8_finite(fast, 4u));
-                if (finite) for (v = 0; v < 4u; ++v) acc[v] = fast[v];
+                aether_finite = AETHER_LANES_KEEP(aether_pairfx8_finite(aether_fast, 4u));
+                if (aether_finite) for (aether_v = 0; aether_v < 4u; ++aether_v) aether_acc[aether_v] = aether_fast[aether_v];
             }
-            if (!finite) {
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 4u; ++v) {
-                        aether_f32x8 x_v;
-                        memcpy(&x_v, x + i + 8u * v, sizeof x_v);
+            if (!aether_finite) {
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 4u; ++aether_v) {
+                        aether_f32x8 aether_v_x;
+                        memcpy(&aether_v_x, x + aether_i + 8u * aether_v, sizeof aether_v_x);
                         {
-                            const aether_f32x8 term = x_v;
-                            aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+                            const aether_f32x8 aether_term = aether_v_x;
+                            aether_pairf_neumaier_add_x8(&aether_acc[aether_v], &aether_acc[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = aether_pairfx8_finite(acc, 4u);
+                aether_finite = aether_pairfx8_finite(aether_acc, 4u);
             }
-            j = end;
+            aether_j = aether_end;
         }
-        for (v = 0; v < 4u; ++v) {
-            for (k = 0; k < 8u; ++k) {
-                lanes[8u * v + k].hi = acc[v].hi[k];
-                lanes[8u * v + k].comp = acc[v].comp[k];
+        for (aether_v = 0; aether_v < 4u; ++aether_v) {
+            for (aether_k = 0; aether_k < 8u; ++aether_k) {
+                aether_lanes[8u * aether_v + aether_k].hi = aether_acc[aether_v].hi[aether_k];
+                aether_lanes[8u * aether_v + aether_k].comp = aether_acc[aether_v].comp[aether_k];
             }
         }
     }
     #endif
-    for (; j < n; ++j) {
-        const float term = x[j];
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    for (; aether_j < aether_n; ++aether_j) {
+        const float aether_term = x[aether_j];
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
 }
 
-AETHER_API void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n)
+AETHER_API void aether_f64_lanes_sum(aether_paird aether_lanes[32], size_t aether_first, const double *x, size_t aether_n)
 {
-    size_t j = 0;
-    for (; j < n && (first + j) % 32u != 0u; ++j) {
-        const double term = x[j];
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    size_t aether_j = 0;
+    for (; aether_j < aether_n && (aether_first + aether_j) % 32u != 0u; ++aether_j) {
+        const double aether_term = x[aether_j];
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
     #if defined(AETHER_LANES_SIMD)
-    if (n - j >= 32u) {
+    if (aether_n - aether_j >= 32u) {
         /* Lane 4v + k of the contract is lane k of vector v. */
-        aether_pairdx4 acc[8];
-        aether_pairdx4 fast[8];
-        int finite;
-        unsigned v, k;
-        size_t i;
-        for (v = 0; v < 8u; ++v) {
-            for (k = 0; k < 4u; ++k) {
-                acc[v].hi[k] = lanes[4u * v + k].hi;
-                acc[v].comp[k] = lanes[4u * v + k].comp;
+        aether_pairdx4 aether_acc[8];
+        aether_pairdx4 aether_fast[8];
+        int aether_finite;
+        unsigned aether_v, aether_k;
+        size_t aether_i;
+        for (aether_v = 0; aether_v < 8u; ++aether_v) {
+            for (aether_k = 0; aether_k < 4u; ++aether_k) {
+                aether_acc[aether_v].hi[aether_k] = aether_lanes[4u * aether_v + aether_k].hi;
+                aether_acc[aether_v].comp[aether_k] = aether_lanes[4u * aether_v + aether_k].comp;
             }
         }
-        finite = aether_pairdx4_finite(acc, 8u);
-        while (n - j >= 32u) {
+        aether_finite = aether_pairdx4_finite(aether_acc, 8u);
+        while (aether_n - aether_j >= 32u) {
             /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
                two-sum residual in one operand order; that result is kept where every lane ends finite (the
                same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
-            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
-            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
-            if (finite) {
-                for (v = 0; v < 8u; ++v) fast[v] = acc[v];
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 8u; ++v) {
-                        aether_f64x4 x_v;
-                        memcpy(&x_v, x + i + 4u * v, sizeof x_v);
+            const size_t aether_blocks = (aether_n - aether_j) / 32u, aether_chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t aether_end = aether_j + 32u * (aether_blocks < aether_chunk ? aether_blocks : aether_chunk);
+            if (aether_finite) {
+                for (aether_v = 0; aether_v < 8u; ++aether_v) aether_fast[aether_v] = aether_acc[aether_v];
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 8u; ++aether_v) {
+                        aether_f64x4 aether_v_x;
+                        memcpy(&aether_v_x, x + aether_i + 4u * aether_v, sizeof aether_v_x);
                         {
-                            const aether_f64x4 term = x_v;
-                            aether_paird_neumaier_add_x4_one_order(&fast[v], &fast[v], &term);
+                            const aether_f64x4 aether_term = aether_v_x;
+                            aether_paird_neumaier_add_x4_one_order(&aether_fast[aether_v], &aether_fast[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = AETHER_LANES_KEEP(aether_pairdx4_finite(fast, 8u));
-                if (finite) for (v = 0; v < 8u; ++v) acc[v] = fast[v];
+                aether_finite = AETHER_LANES_KEEP(aether_pairdx4_finite(aether_fast, 8u));
+                if (aether_finite) for (aether_v = 0; aether_v < 8u; ++aether_v) aether_acc[aether_v] = aether_fast[aether_v];
             }
-            if (!finite) {
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 8u; ++v) {
-                        aether_f64x4 x_v;
-                        memcpy(&x_v, x + i + 4u * v, sizeof x_v);
+            if (!aether_finite) {
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 8u; ++aether_v) {
+                        aether_f64x4 aether_v_x;
+                        memcpy(&aether_v_x, x + aether_i + 4u * aether_v, sizeof aether_v_x);
                         {
-                            const aether_f64x4 term = x_v;
-                            aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+                            const aether_f64x4 aether_term = aether_v_x;
+                            aether_paird_neumaier_add_x4(&aether_acc[aether_v], &aether_acc[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = aether_pairdx4_finite(acc, 8u);
+                aether_finite = aether_pairdx4_finite(aether_acc, 8u);
             }
-            j = end;
+            aether_j = aether_end;
         }
-        for (v = 0; v < 8u; ++v) {
-            for (k = 0; k < 4u; ++k) {
-                lanes[4u * v + k].hi = acc[v].hi[k];
-                lanes[4u * v + k].comp = acc[v].comp[k];
+        for (aether_v = 0; aether_v < 8u; ++aether_v) {
+            for (aether_k = 0; aether_k < 4u; ++aether_k) {
+                aether_lanes[4u * aether_v + aether_k].hi = aether_acc[aether_v].hi[aether_k];
+                aether_lanes[4u * aether_v + aether_k].comp = aether_acc[aether_v].comp[aether_k];
             }
         }
     }
     #endif
-    for (; j < n; ++j) {
-        const double term = x[j];
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    for (; aether_j < aether_n; ++aether_j) {
+        const double aether_term = x[aether_j];
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
 }
 
-AETHER_API void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
+AETHER_API void aether_f32_lanes_dot(aether_pairf aether_lanes[32], size_t aether_first, const float *a, const float *b, size_t aether_n)
 {
     AETHER_GUARD_ZERO
-    size_t j = 0;
-    for (; j < n && (first + j) % 32u != 0u; ++j) {
-        const float term = aether_product_f32((a[j] * b[j]));
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    size_t aether_j = 0;
+    for (; aether_j < aether_n && (aether_first + aether_j) % 32u != 0u; ++aether_j) {
+        const float aether_term = aether_product_f32((a[aether_j] * b[aether_j]));
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
     #if defined(AETHER_LANES_SIMD)
-    if (n - j >= 32u) {
+    if (aether_n - aether_j >= 32u) {
         /* Lane 8v + k of the contract is lane k of vector v. */
-        aether_pairfx8 acc[4];
-        aether_pairfx8 fast[4];
-        int finite;
-        unsigned v, k;
-        size_t i;
-        for (v = 0; v < 4u; ++v) {
-            for (k = 0; k < 8u; ++k) {
-                acc[v].hi[k] = lanes[8u * v + k].hi;
-                acc[v].comp[k] = lanes[8u * v + k].comp;
+        aether_pairfx8 aether_acc[4];
+        aether_pairfx8 aether_fast[4];
+        int aether_finite;
+        unsigned aether_v, aether_k;
+        size_t aether_i;
+        for (aether_v = 0; aether_v < 4u; ++aether_v) {
+            for (aether_k = 0; aether_k < 8u; ++aether_k) {
+                aether_acc[aether_v].hi[aether_k] = aether_lanes[8u * aether_v + aether_k].hi;
+                aether_acc[aether_v].comp[aether_k] = aether_lanes[8u * aether_v + aether_k].comp;
             }
         }
-        finite = aether_pairfx8_finite(acc, 4u);
-        while (n - j >= 32u) {
+        aether_finite = aether_pairfx8_finite(aether_acc, 4u);
+        while (aether_n - aether_j >= 32u) {
             /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
                two-sum residual in one operand order; that result is kept where every lane ends finite (the
                same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
-            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
-            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
-            if (finite) {
-                for (v = 0; v < 4u; ++v) fast[v] = acc[v];
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 4u; ++v) {
-                        aether_f32x8 a_v;
-                        memcpy(&a_v, a + i + 8u * v, sizeof a_v);
-                        aether_f32x8 b_v;
-                        memcpy(&b_v, b + i + 8u * v, sizeof b_v);
+            const size_t aether_blocks = (aether_n - aether_j) / 32u, aether_chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t aether_end = aether_j + 32u * (aether_blocks < aether_chunk ? aether_blocks : aether_chunk);
+            if (aether_finite) {
+                for (aether_v = 0; aether_v < 4u; ++aether_v) aether_fast[aether_v] = aether_acc[aether_v];
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 4u; ++aether_v) {
+                        aether_f32x8 aether_v_a;
+                        memcpy(&aether_v_a, a + aether_i + 8u * aether_v, sizeof aether_v_a);
+                        aether_f32x8 aether_v_b;
+                        memcpy(&aether_v_b, b + aether_i + 8u * aether_v, sizeof aether_v_b);
                         {
-                            const aether_f32x8 term = aether_product_f32x8((a_v * b_v));
-                            aether_pairf_neumaier_add_x8_one_order(&fast[v], &fast[v], &term);
+                            const aether_f32x8 aether_term = aether_product_f32x8((aether_v_a * aether_v_b));
+                            aether_pairf_neumaier_add_x8_one_order(&aether_fast[aether_v], &aether_fast[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = AETHER_LANES_KEEP(aether_pairfx8_finite(fast, 4u));
-                if (finite) for (v = 0; v < 4u; ++v) acc[v] = fast[v];
+                aether_finite = AETHER_LANES_KEEP(aether_pairfx8_finite(aether_fast, 4u));
+                if (aether_finite) for (aether_v = 0; aether_v < 4u; ++aether_v) aether_acc[aether_v] = aether_fast[aether_v];
             }
-            if (!finite) {
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 4u; ++v) {
-                        aether_f32x8 a_v;
-                        memcpy(&a_v, a + i + 8u * v, sizeof a_v);
-                        aether_f32x8 b_v;
-                        memcpy(&b_v, b + i + 8u * v, sizeof b_v);
+            if (!aether_finite) {
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 4u; ++aether_v) {
+                        aether_f32x8 aether_v_a;
+                        memcpy(&aether_v_a, a + aether_i + 8u * aether_v, sizeof aether_v_a);
+                        aether_f32x8 aether_v_b;
+                        memcpy(&aether_v_b, b + aether_i + 8u * aether_v, sizeof aether_v_b);
                         {
-                            const aether_f32x8 term = aether_product_f32x8((a_v * b_v));
-                            aether_pairf_neumaier_add_x8(&acc[v], &acc[v], &term);
+                            const aether_f32x8 aether_term = aether_product_f32x8((aether_v_a * aether_v_b));
+                            aether_pairf_neumaier_add_x8(&aether_acc[aether_v], &aether_acc[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = aether_pairfx8_finite(acc, 4u);
+                aether_finite = aether_pairfx8_finite(aether_acc, 4u);
             }
-            j = end;
+            aether_j = aether_end;
         }
-        for (v = 0; v < 4u; ++v) {
-            for (k = 0; k < 8u; ++k) {
-                lanes[8u * v + k].hi = acc[v].hi[k];
-                lanes[8u * v + k].comp = acc[v].comp[k];
+        for (aether_v = 0; aether_v < 4u; ++aether_v) {
+            for (aether_k = 0; aether_k < 8u; ++aether_k) {
+                aether_lanes[8u * aether_v + aether_k].hi = aether_acc[aether_v].hi[aether_k];
+                aether_lanes[8u * aether_v + aether_k].comp = aether_acc[aether_v].comp[aether_k];
             }
         }
     }
     #endif
-    for (; j < n; ++j) {
-        const float term = aether_product_f32((a[j] * b[j]));
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    for (; aether_j < aether_n; ++aether_j) {
+        const float aether_term = aether_product_f32((a[aether_j] * b[aether_j]));
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
 }
 
-AETHER_API void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
+AETHER_API void aether_f64_lanes_dot(aether_paird aether_lanes[32], size_t aether_first, const double *a, const double *b, size_t aether_n)
 {
     AETHER_GUARD_ZERO
-    size_t j = 0;
-    for (; j < n && (first + j) % 32u != 0u; ++j) {
-        const double term = aether_product_f64((a[j] * b[j]));
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    size_t aether_j = 0;
+    for (; aether_j < aether_n && (aether_first + aether_j) % 32u != 0u; ++aether_j) {
+        const double aether_term = aether_product_f64((a[aether_j] * b[aether_j]));
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
     #if defined(AETHER_LANES_SIMD)
-    if (n - j >= 32u) {
+    if (aether_n - aether_j >= 32u) {
         /* Lane 4v + k of the contract is lane k of vector v. */
-        aether_pairdx4 acc[8];
-        aether_pairdx4 fast[8];
-        int finite;
-        unsigned v, k;
-        size_t i;
-        for (v = 0; v < 8u; ++v) {
-            for (k = 0; k < 4u; ++k) {
-                acc[v].hi[k] = lanes[4u * v + k].hi;
-                acc[v].comp[k] = lanes[4u * v + k].comp;
+        aether_pairdx4 aether_acc[8];
+        aether_pairdx4 aether_fast[8];
+        int aether_finite;
+        unsigned aether_v, aether_k;
+        size_t aether_i;
+        for (aether_v = 0; aether_v < 8u; ++aether_v) {
+            for (aether_k = 0; aether_k < 4u; ++aether_k) {
+                aether_acc[aether_v].hi[aether_k] = aether_lanes[4u * aether_v + aether_k].hi;
+                aether_acc[aether_v].comp[aether_k] = aether_lanes[4u * aether_v + aether_k].comp;
             }
         }
-        finite = aether_pairdx4_finite(acc, 8u);
-        while (n - j >= 32u) {
+        aether_finite = aether_pairdx4_finite(aether_acc, 8u);
+        while (aether_n - aether_j >= 32u) {
             /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's
                two-sum residual in one operand order; that result is kept where every lane ends finite (the
                same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */
-            const size_t blocks = (n - j) / 32u, chunk = (size_t)AETHER_LANES_CHUNK;
-            const size_t end = j + 32u * (blocks < chunk ? blocks : chunk);
-            if (finite) {
-                for (v = 0; v < 8u; ++v) fast[v] = acc[v];
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 8u; ++v) {
-                        aether_f64x4 a_v;
-                        memcpy(&a_v, a + i + 4u * v, sizeof a_v);
-                        aether_f64x4 b_v;
-                        memcpy(&b_v, b + i + 4u * v, sizeof b_v);
+            const size_t aether_blocks = (aether_n - aether_j) / 32u, aether_chunk = (size_t)AETHER_LANES_CHUNK;
+            const size_t aether_end = aether_j + 32u * (aether_blocks < aether_chunk ? aether_blocks : aether_chunk);
+            if (aether_finite) {
+                for (aether_v = 0; aether_v < 8u; ++aether_v) aether_fast[aether_v] = aether_acc[aether_v];
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 8u; ++aether_v) {
+                        aether_f64x4 aether_v_a;
+                        memcpy(&aether_v_a, a + aether_i + 4u * aether_v, sizeof aether_v_a);
+                        aether_f64x4 aether_v_b;
+                        memcpy(&aether_v_b, b + aether_i + 4u * aether_v, sizeof aether_v_b);
                         {
-                            const aether_f64x4 term = aether_product_f64x4((a_v * b_v));
-                            aether_paird_neumaier_add_x4_one_order(&fast[v], &fast[v], &term);
+                            const aether_f64x4 aether_term = aether_product_f64x4((aether_v_a * aether_v_b));
+                            aether_paird_neumaier_add_x4_one_order(&aether_fast[aether_v], &aether_fast[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = AETHER_LANES_KEEP(aether_pairdx4_finite(fast, 8u));
-                if (finite) for (v = 0; v < 8u; ++v) acc[v] = fast[v];
+                aether_finite = AETHER_LANES_KEEP(aether_pairdx4_finite(aether_fast, 8u));
+                if (aether_finite) for (aether_v = 0; aether_v < 8u; ++aether_v) aether_acc[aether_v] = aether_fast[aether_v];
             }
-            if (!finite) {
-                for (i = j; i < end; i += 32u) {
-                    for (v = 0; v < 8u; ++v) {
-                        aether_f64x4 a_v;
-                        memcpy(&a_v, a + i + 4u * v, sizeof a_v);
-                        aether_f64x4 b_v;
-                        memcpy(&b_v, b + i + 4u * v, sizeof b_v);
+            if (!aether_finite) {
+                for (aether_i = aether_j; aether_i < aether_end; aether_i += 32u) {
+                    for (aether_v = 0; aether_v < 8u; ++aether_v) {
+                        aether_f64x4 aether_v_a;
+                        memcpy(&aether_v_a, a + aether_i + 4u * aether_v, sizeof aether_v_a);
+                        aether_f64x4 aether_v_b;
+                        memcpy(&aether_v_b, b + aether_i + 4u * aether_v, sizeof aether_v_b);
                         {
-                            const aether_f64x4 term = aether_product_f64x4((a_v * b_v));
-                            aether_paird_neumaier_add_x4(&acc[v], &acc[v], &term);
+                            const aether_f64x4 aether_term = aether_product_f64x4((aether_v_a * aether_v_b));
+                            aether_paird_neumaier_add_x4(&aether_acc[aether_v], &aether_acc[aether_v], &aether_term);
                         }
                     }
                 }
-                finite = aether_pairdx4_finite(acc, 8u);
+                aether_finite = aether_pairdx4_finite(aether_acc, 8u);
             }
-            j = end;
+            aether_j = aether_end;
         }
-        for (v = 0; v < 8u; ++v) {
-            for (k = 0; k < 4u; ++k) {
-                lanes[4u * v + k].hi = acc[v].hi[k];
-                lanes[4u * v + k].comp = acc[v].comp[k];
+        for (aether_v = 0; aether_v < 8u; ++aether_v) {
+            for (aether_k = 0; aether_k < 4u; ++aether_k) {
+                aether_lanes[4u * aether_v + aether_k].hi = aether_acc[aether_v].hi[aether_k];
+                aether_lanes[4u * aether_v + aether_k].comp = aether_acc[aether_v].comp[aether_k];
             }
         }
     }
     #endif
-    for (; j < n; ++j) {
-        const double term = aether_product_f64((a[j] * b[j]));
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    for (; aether_j < aether_n; ++aether_j) {
+        const double aether_term = aether_product_f64((a[aether_j] * b[aether_j]));
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
 }
 
-AETHER_API float aether_f32_sum_array(const float *x, size_t n)
+AETHER_API float aether_f32_sum_array(const float *x, size_t aether_n)
 {
-    aether_pairf lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0f;
-        lanes[i].comp = 0.0f;
+    aether_pairf aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0f;
+        aether_lanes[aether_i].comp = 0.0f;
     }
-    aether_f32_lanes_sum(lanes, 0, x, n);
-    return aether_pairf_value(aether_pairf_reduce32(lanes));
+    aether_f32_lanes_sum(aether_lanes, 0, x, aether_n);
+    return aether_pairf_value(aether_pairf_reduce32(aether_lanes));
 }
 
-AETHER_API double aether_f64_sum_array(const double *x, size_t n)
+AETHER_API double aether_f64_sum_array(const double *x, size_t aether_n)
 {
-    aether_paird lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0;
-        lanes[i].comp = 0.0;
+    aether_paird aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0;
+        aether_lanes[aether_i].comp = 0.0;
     }
-    aether_f64_lanes_sum(lanes, 0, x, n);
-    return aether_paird_value(aether_paird_reduce32(lanes));
+    aether_f64_lanes_sum(aether_lanes, 0, x, aether_n);
+    return aether_paird_value(aether_paird_reduce32(aether_lanes));
 }
 
-AETHER_API float aether_f32_dot_array(const float *a, const float *b, size_t n)
+AETHER_API float aether_f32_dot_array(const float *a, const float *b, size_t aether_n)
 {
-    aether_pairf lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0f;
-        lanes[i].comp = 0.0f;
+    aether_pairf aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0f;
+        aether_lanes[aether_i].comp = 0.0f;
     }
-    aether_f32_lanes_dot(lanes, 0, a, b, n);
-    return aether_pairf_value(aether_pairf_reduce32(lanes));
+    aether_f32_lanes_dot(aether_lanes, 0, a, b, aether_n);
+    return aether_pairf_value(aether_pairf_reduce32(aether_lanes));
 }
 
-AETHER_API double aether_f64_dot_array(const double *a, const double *b, size_t n)
+AETHER_API double aether_f64_dot_array(const double *a, const double *b, size_t aether_n)
 {
-    aether_paird lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0;
-        lanes[i].comp = 0.0;
+    aether_paird aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0;
+        aether_lanes[aether_i].comp = 0.0;
     }
-    aether_f64_lanes_dot(lanes, 0, a, b, n);
-    return aether_paird_value(aether_paird_reduce32(lanes));
+    aether_f64_lanes_dot(aether_lanes, 0, a, b, aether_n);
+    return aether_paird_value(aether_paird_reduce32(aether_lanes));
 }
 
 AETHER_API void aether_f32_plane_add(float *value, float *comp, size_t element, float term)

@@ -14,6354 +14,6354 @@ static unsigned aether_batch_blocks(size_t items)
     return blocks < AETHER_BATCH_MAX_BLOCKS ? (unsigned)blocks : AETHER_BATCH_MAX_BLOCKS;
 }
 
-static __global__ void aether_batch_kernel_f32_fmin(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_fmin(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        const float result = aether_f32_fmin(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        const float aether_result = aether_f32_fmin(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_fmin_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_fmin_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_fmin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_fmin<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_fmin(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_fmin(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        const double result = aether_f64_fmin(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        const double aether_result = aether_f64_fmin(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_fmin_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_fmin_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_fmin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_fmin<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_fmax(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_fmax(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        const float result = aether_f32_fmax(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        const float aether_result = aether_f32_fmax(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_fmax_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_fmax_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_fmax<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_fmax<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_fmax(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_fmax(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        const double result = aether_f64_fmax(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        const double aether_result = aether_f64_fmax(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_fmax_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_fmax_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_fmax<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_fmax<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_sign(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_sign(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_sign(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_sign(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_sign_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_sign_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_sign<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_sign<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_sign(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_sign(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_sign(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_sign(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_sign_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_sign_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_sign<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_sign<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_add(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_add(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_add_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_add_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_add(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_add(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_add_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_add_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_add(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_add(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_add_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_add_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_add(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_add(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_add_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_add_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_add(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_add(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_add_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_add_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_add(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_add(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_add_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_add_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_sub(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_sub(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_sub_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_sub_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_sub<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_sub<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_sub(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_sub(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_sub_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_sub_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_sub<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_sub<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_sub(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_sub(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_sub_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_sub_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_sub<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_sub<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_sub(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_sub(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_sub_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_sub_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_sub<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_sub<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_sub(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_sub(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_sub_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_sub_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_sub<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_sub<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_sub(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_sub(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_sub_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_sub_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_sub<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_sub<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_mul(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_mul(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_mul(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_mul(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_mul(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_mul(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_mul(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_mul(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_mul(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_scale(const float *a, const float *s, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_scale(const float *a, const float *s, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec2f result = aether_vec2f_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2f aether_result = aether_vec2f_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_scale_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_scale_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_scale<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_scale<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_scale(const double *a, const double *s, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_scale(const double *a, const double *s, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec2d result = aether_vec2d_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2d aether_result = aether_vec2d_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_scale_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_scale_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_scale<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_scale<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_scale(const float *a, const float *s, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_scale(const float *a, const float *s, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec3f result = aether_vec3f_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3f aether_result = aether_vec3f_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_scale_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_scale_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_scale<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_scale<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_scale(const double *a, const double *s, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_scale(const double *a, const double *s, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec3d result = aether_vec3d_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3d aether_result = aether_vec3d_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_scale_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_scale_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_scale<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_scale<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_scale(const float *a, const float *s, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_scale(const float *a, const float *s, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec4f result = aether_vec4f_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4f aether_result = aether_vec4f_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_scale_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_scale_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_scale<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_scale<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_scale(const double *a, const double *s, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_scale(const double *a, const double *s, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec4d result = aether_vec4d_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4d aether_result = aether_vec4d_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_scale_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_scale_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_scale<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_scale<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_div(const float *a, const float *s, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_div(const float *a, const float *s, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec2f result = aether_vec2f_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2f aether_result = aether_vec2f_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_div_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_div_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_div<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_div<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_div(const double *a, const double *s, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_div(const double *a, const double *s, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec2d result = aether_vec2d_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2d aether_result = aether_vec2d_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_div_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_div_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_div<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_div<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_div(const float *a, const float *s, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_div(const float *a, const float *s, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec3f result = aether_vec3f_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3f aether_result = aether_vec3f_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_div_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_div_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_div<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_div<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_div(const double *a, const double *s, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_div(const double *a, const double *s, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec3d result = aether_vec3d_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3d aether_result = aether_vec3d_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_div_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_div_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_div<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_div<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_div(const float *a, const float *s, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_div(const float *a, const float *s, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec4f result = aether_vec4f_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4f aether_result = aether_vec4f_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_div_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_div_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_div<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_div<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_div(const double *a, const double *s, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_div(const double *a, const double *s, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec4d result = aether_vec4d_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4d aether_result = aether_vec4d_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_div_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_div_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_div<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_div<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_neg(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_neg(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_neg(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_neg(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_neg(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_neg(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_neg(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_neg(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_neg(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_neg(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2f result = aether_vec2f_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_neg(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_neg(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2d result = aether_vec2d_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_neg(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_neg(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3f result = aether_vec3f_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_neg(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_neg(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3d result = aether_vec3d_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_neg(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_neg(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4f result = aether_vec4f_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_neg(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_neg(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4d result = aether_vec4d_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_neg<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_neg<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_abs(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_abs(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_abs(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_abs(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_abs(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_abs(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_abs(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_abs(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_abs(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_abs(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2f result = aether_vec2f_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_abs(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_abs(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2d result = aether_vec2d_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_abs(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_abs(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3f result = aether_vec3f_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_abs(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_abs(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3d result = aether_vec3d_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_abs(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_abs(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4f result = aether_vec4f_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_abs(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_abs(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4d result = aether_vec4d_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_abs<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_abs<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_min(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_min(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_min_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_min_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_min<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_min<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_min(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_min(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_min_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_min_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_min<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_min<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_min(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_min(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_min_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_min_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_min<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_min<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_min(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_min(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_min_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_min_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_min<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_min<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_min(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_min(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_min_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_min_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_min<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_min<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_min(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_min(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_min_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_min_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_min<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_min<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_max(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_max(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_max_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_max_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_max<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_max<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_max(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_max(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_max_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_max_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_max<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_max<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_max(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_max(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_max_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_max_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_max<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_max<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_max(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_max(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_max_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_max_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_max<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_max<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_max(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_max(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_max_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_max_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_max<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_max<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_max(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_max(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_max_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_max_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_max<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_max<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_lerp(const float *a, const float *b, const float *t, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_lerp(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_vec2f result = aether_vec2f_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec2f aether_result = aether_vec2f_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_lerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_lerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_lerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_lerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_lerp(const double *a, const double *b, const double *t, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_lerp(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_vec2d result = aether_vec2d_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec2d aether_result = aether_vec2d_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_lerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_lerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_lerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_lerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_lerp(const float *a, const float *b, const float *t, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_lerp(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_vec3f result = aether_vec3f_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec3f aether_result = aether_vec3f_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_lerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_lerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_lerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_lerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_lerp(const double *a, const double *b, const double *t, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_lerp(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_vec3d result = aether_vec3d_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec3d aether_result = aether_vec3d_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_lerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_lerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_lerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_lerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_lerp(const float *a, const float *b, const float *t, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_lerp(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_vec4f result = aether_vec4f_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec4f aether_result = aether_vec4f_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_lerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_lerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_lerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_lerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_lerp(const double *a, const double *b, const double *t, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_lerp(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_vec4d result = aether_vec4d_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec4d aether_result = aether_vec4d_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_lerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_lerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_lerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_lerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_sum(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_sum(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_sum(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2f_sum_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_sum_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_sum(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_sum(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_sum(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2d_sum_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_sum_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_sum(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_sum(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_sum(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3f_sum_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_sum_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_sum(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_sum(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_sum(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3d_sum_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_sum_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_sum(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_sum(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_sum(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4f_sum_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_sum_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_sum(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_sum(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_sum(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4d_sum_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_sum_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_dot(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_dot(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const float result = aether_vec2f_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_dot(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_dot(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const double result = aether_vec2d_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_dot(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_dot(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const float result = aether_vec3f_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_dot(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_dot(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const double result = aether_vec3d_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_dot(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_dot(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const float result = aether_vec4f_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_dot(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_dot(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const double result = aether_vec4d_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_squared_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_squared_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_squared_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2f_squared_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_squared_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_squared_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_squared_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_squared_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_squared_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_squared_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2d_squared_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_squared_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_squared_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_squared_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_squared_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_squared_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_squared_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3f_squared_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_squared_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_squared_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_squared_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_squared_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_squared_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_squared_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3d_squared_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_squared_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_squared_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_squared_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_squared_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_squared_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_squared_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4f_squared_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_squared_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_squared_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_squared_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_squared_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_squared_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_squared_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4d_squared_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_squared_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_squared_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_squared_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2f_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2d_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3f_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3d_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4f_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4d_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_max_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_max_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_max_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2f_max_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_max_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_max_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_max_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_max_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_max_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_max_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec2d_max_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_max_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_max_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_max_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_max_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_max_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_max_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3f_max_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_max_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_max_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_max_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_max_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_max_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_max_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec3d_max_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_max_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_max_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_max_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_max_norm(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_max_norm(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_max_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4f_max_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_max_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_max_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_max_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_max_norm(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_max_norm(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_max_norm(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_vec4d_max_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_max_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_max_norm<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_max_norm<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_is_finite(const float *a, int *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_is_finite(const float *a, int *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        out[i] = aether_vec2f_is_finite(v_a);
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec2f_is_finite(aether_v_a);
     }
 }
 
-extern "C" int aether_vec2f_is_finite_batch(const float *a, int *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_is_finite_batch(const float *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_is_finite<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_is_finite<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_is_finite(const double *a, int *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_is_finite(const double *a, int *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        out[i] = aether_vec2d_is_finite(v_a);
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec2d_is_finite(aether_v_a);
     }
 }
 
-extern "C" int aether_vec2d_is_finite_batch(const double *a, int *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_is_finite_batch(const double *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_is_finite<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_is_finite<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_is_finite(const float *a, int *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_is_finite(const float *a, int *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        out[i] = aether_vec3f_is_finite(v_a);
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec3f_is_finite(aether_v_a);
     }
 }
 
-extern "C" int aether_vec3f_is_finite_batch(const float *a, int *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_is_finite_batch(const float *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_is_finite<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_is_finite<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_is_finite(const double *a, int *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_is_finite(const double *a, int *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        out[i] = aether_vec3d_is_finite(v_a);
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec3d_is_finite(aether_v_a);
     }
 }
 
-extern "C" int aether_vec3d_is_finite_batch(const double *a, int *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_is_finite_batch(const double *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_is_finite<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_is_finite<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_is_finite(const float *a, int *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_is_finite(const float *a, int *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        out[i] = aether_vec4f_is_finite(v_a);
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec4f_is_finite(aether_v_a);
     }
 }
 
-extern "C" int aether_vec4f_is_finite_batch(const float *a, int *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_is_finite_batch(const float *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_is_finite<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_is_finite<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_is_finite(const double *a, int *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_is_finite(const double *a, int *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        out[i] = aether_vec4d_is_finite(v_a);
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec4d_is_finite(aether_v_a);
     }
 }
 
-extern "C" int aether_vec4d_is_finite_batch(const double *a, int *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_is_finite_batch(const double *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_is_finite<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_is_finite<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2f_normalize(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec2f_normalize(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2f result = aether_vec2f_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2f_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2f_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2f_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2f_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec2d_normalize(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec2d_normalize(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2d result = aether_vec2d_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_vec2d_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec2d_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec2d_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec2d_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_normalize(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_normalize(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3f result = aether_vec3f_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_normalize(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_normalize(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3d result = aether_vec3d_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4f_normalize(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec4f_normalize(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4f result = aether_vec4f_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4f_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4f_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4f_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4f_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec4d_normalize(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec4d_normalize(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4d result = aether_vec4d_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_vec4d_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec4d_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec4d_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec4d_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatf_normalize(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_quatf_normalize(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatf result = aether_quatf_normalize(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatf aether_result = aether_quatf_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatf_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatf_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatf_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatf_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatd_normalize(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_quatd_normalize(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatd result = aether_quatd_normalize(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatd aether_result = aether_quatd_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatd_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatd_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatd_normalize<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatd_normalize<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3f_cross(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_vec3f_cross(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_cross(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_cross(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3f_cross_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3f_cross_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3f_cross<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_cross<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_vec3d_cross(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_vec3d_cross(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_cross(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_cross(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_vec3d_cross_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_vec3d_cross_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_vec3d_cross<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_cross<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatf_mul(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_quatf_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatf v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        const aether_quatf result = aether_quatf_mul(v_a, v_b);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatf aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        const aether_quatf aether_result = aether_quatf_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatf_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatf_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatf_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatf_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatd_mul(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_quatd_mul(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatd v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        const aether_quatd result = aether_quatd_mul(v_a, v_b);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatd aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        const aether_quatd aether_result = aether_quatd_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatd_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatd_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatd_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatd_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatf_conjugate(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_quatf_conjugate(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatf result = aether_quatf_conjugate(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatf aether_result = aether_quatf_conjugate(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatf_conjugate_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatf_conjugate_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatf_conjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatf_conjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatd_conjugate(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_quatd_conjugate(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatd result = aether_quatd_conjugate(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatd aether_result = aether_quatd_conjugate(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatd_conjugate_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatd_conjugate_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatd_conjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatd_conjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatf_rotate(const float *q, const float *v, float *out, size_t n)
+static __global__ void aether_batch_kernel_quatf_rotate(const float *q, const float *v, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatf v_q;
-        v_q.w = q[0u * n + i];
-        v_q.x = q[1u * n + i];
-        v_q.y = q[2u * n + i];
-        v_q.z = q[3u * n + i];
-        aether_vec3f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3f result = aether_quatf_rotate(v_q, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatf aether_v_q;
+        aether_v_q.w = q[0u * aether_n + aether_i];
+        aether_v_q.x = q[1u * aether_n + aether_i];
+        aether_v_q.y = q[2u * aether_n + aether_i];
+        aether_v_q.z = q[3u * aether_n + aether_i];
+        aether_vec3f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_quatf_rotate(aether_v_q, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatf_rotate_batch(const float *q, const float *v, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatf_rotate_batch(const float *q, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatf_rotate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(q, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatf_rotate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(q, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatd_rotate(const double *q, const double *v, double *out, size_t n)
+static __global__ void aether_batch_kernel_quatd_rotate(const double *q, const double *v, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatd v_q;
-        v_q.w = q[0u * n + i];
-        v_q.x = q[1u * n + i];
-        v_q.y = q[2u * n + i];
-        v_q.z = q[3u * n + i];
-        aether_vec3d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3d result = aether_quatd_rotate(v_q, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatd aether_v_q;
+        aether_v_q.w = q[0u * aether_n + aether_i];
+        aether_v_q.x = q[1u * aether_n + aether_i];
+        aether_v_q.y = q[2u * aether_n + aether_i];
+        aether_v_q.z = q[3u * aether_n + aether_i];
+        aether_vec3d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_quatd_rotate(aether_v_q, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatd_rotate_batch(const double *q, const double *v, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatd_rotate_batch(const double *q, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatd_rotate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(q, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatd_rotate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(q, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_mul_vec(const float *m, const float *v, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat2f_mul_vec(const float *m, const float *v, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        aether_vec2f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        const aether_vec2f result = aether_mat2f_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_vec2f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_mat2f_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_mat2f_mul_vec_batch(const float *m, const float *v, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_mul_vec_batch(const float *m, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_mul_vec<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_mul_vec<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_mul_vec(const double *m, const double *v, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat2d_mul_vec(const double *m, const double *v, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        aether_vec2d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        const aether_vec2d result = aether_mat2d_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_vec2d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_mat2d_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_mat2d_mul_vec_batch(const double *m, const double *v, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_mul_vec_batch(const double *m, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_mul_vec<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_mul_vec<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_mul_vec(const float *m, const float *v, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_mul_vec(const float *m, const float *v, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        aether_vec3f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3f result = aether_mat3f_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_vec3f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_mat3f_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_mat3f_mul_vec_batch(const float *m, const float *v, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_mul_vec_batch(const float *m, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_mul_vec<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_mul_vec<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_mul_vec(const double *m, const double *v, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_mul_vec(const double *m, const double *v, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        aether_vec3d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3d result = aether_mat3d_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_vec3d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_mat3d_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_mat3d_mul_vec_batch(const double *m, const double *v, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_mul_vec_batch(const double *m, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_mul_vec<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_mul_vec<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_mul_vec(const float *m, const float *v, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat4f_mul_vec(const float *m, const float *v, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        aether_vec4f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        v_v.w = v[3u * n + i];
-        const aether_vec4f result = aether_mat4f_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        aether_vec4f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_v_v.w = v[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_mat4f_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_mat4f_mul_vec_batch(const float *m, const float *v, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_mul_vec_batch(const float *m, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_mul_vec<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_mul_vec<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_mul_vec(const double *m, const double *v, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat4d_mul_vec(const double *m, const double *v, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        aether_vec4d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        v_v.w = v[3u * n + i];
-        const aether_vec4d result = aether_mat4d_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        aether_vec4d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_v_v.w = v[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_mat4d_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-extern "C" int aether_mat4d_mul_vec_batch(const double *m, const double *v, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_mul_vec_batch(const double *m, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_mul_vec<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, v, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_mul_vec<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, v, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_mul(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat2f_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const aether_mat2f result = aether_mat2f_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const aether_mat2f aether_result = aether_mat2f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_mul(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat2d_mul(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const aether_mat2d result = aether_mat2d_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const aether_mat2d aether_result = aether_mat2d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_mul(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const aether_mat3f result = aether_mat3f_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const aether_mat3f aether_result = aether_mat3f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_mul(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_mul(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const aether_mat3d result = aether_mat3d_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const aether_mat3d aether_result = aether_mat3d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_mul(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat4f_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const aether_mat4f result = aether_mat4f_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const aether_mat4f aether_result = aether_mat4f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_mul(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat4d_mul(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const aether_mat4d result = aether_mat4d_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const aether_mat4d aether_result = aether_mat4d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_mul<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_mul<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_transpose(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat2f_transpose(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2f result = aether_mat2f_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2f aether_result = aether_mat2f_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2f_transpose_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_transpose_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_transpose<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_transpose<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_transpose(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat2d_transpose(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2d result = aether_mat2d_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2d aether_result = aether_mat2d_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2d_transpose_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_transpose_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_transpose<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_transpose<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_transpose(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_transpose(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3f result = aether_mat3f_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3f aether_result = aether_mat3f_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3f_transpose_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_transpose_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_transpose<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_transpose<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_transpose(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_transpose(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3d result = aether_mat3d_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3d aether_result = aether_mat3d_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3d_transpose_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_transpose_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_transpose<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_transpose<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_transpose(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat4f_transpose(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4f result = aether_mat4f_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4f aether_result = aether_mat4f_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4f_transpose_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_transpose_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_transpose<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_transpose<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_transpose(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat4d_transpose(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4d result = aether_mat4d_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4d aether_result = aether_mat4d_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4d_transpose_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_transpose_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_transpose<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_transpose<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_identity(float *out, size_t n)
+static __global__ void aether_batch_kernel_mat2f_identity(float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const aether_mat2f result = aether_mat2f_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        const aether_mat2f aether_result = aether_mat2f_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2f_identity_batch(float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_identity_batch(float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_identity<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_identity<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_identity(double *out, size_t n)
+static __global__ void aether_batch_kernel_mat2d_identity(double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const aether_mat2d result = aether_mat2d_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        const aether_mat2d aether_result = aether_mat2d_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2d_identity_batch(double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_identity_batch(double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_identity<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_identity<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_identity(float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_identity(float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const aether_mat3f result = aether_mat3f_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        const aether_mat3f aether_result = aether_mat3f_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3f_identity_batch(float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_identity_batch(float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_identity<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_identity<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_identity(double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_identity(double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const aether_mat3d result = aether_mat3d_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        const aether_mat3d aether_result = aether_mat3d_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3d_identity_batch(double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_identity_batch(double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_identity<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_identity<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_identity(float *out, size_t n)
+static __global__ void aether_batch_kernel_mat4f_identity(float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const aether_mat4f result = aether_mat4f_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        const aether_mat4f aether_result = aether_mat4f_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4f_identity_batch(float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_identity_batch(float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_identity<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_identity<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_identity(double *out, size_t n)
+static __global__ void aether_batch_kernel_mat4d_identity(double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const aether_mat4d result = aether_mat4d_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        const aether_mat4d aether_result = aether_mat4d_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4d_identity_batch(double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_identity_batch(double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_identity<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_identity<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_dot(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat2f_dot(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const float result = aether_mat2f_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const float aether_result = aether_mat2f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat2f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_dot(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat2d_dot(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const double result = aether_mat2d_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const double aether_result = aether_mat2d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat2d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_dot(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_dot(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const float result = aether_mat3f_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const float aether_result = aether_mat3f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat3f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_dot(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_dot(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const double result = aether_mat3d_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const double aether_result = aether_mat3d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat3d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_dot(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat4f_dot(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const float result = aether_mat4f_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const float aether_result = aether_mat4f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat4f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_dot(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat4d_dot(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const double result = aether_mat4d_dot(v_a, v_b);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const double aether_result = aether_mat4d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat4d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_dot<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_dot<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_determinant(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat2f_determinant(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const float result = aether_mat2f_determinant(v_m);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const float aether_result = aether_mat2f_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat2f_determinant_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_determinant_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_determinant<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_determinant<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_determinant(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat2d_determinant(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const double result = aether_mat2d_determinant(v_m);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const double aether_result = aether_mat2d_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat2d_determinant_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_determinant_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_determinant<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_determinant<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_determinant(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_determinant(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const float result = aether_mat3f_determinant(v_m);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const float aether_result = aether_mat3f_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat3f_determinant_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_determinant_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_determinant<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_determinant<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_determinant(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_determinant(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const double result = aether_mat3d_determinant(v_m);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const double aether_result = aether_mat3d_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat3d_determinant_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_determinant_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_determinant<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_determinant<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_determinant(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat4f_determinant(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const float result = aether_mat4f_determinant(v_m);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const float aether_result = aether_mat4f_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat4f_determinant_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_determinant_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_determinant<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_determinant<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_determinant(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat4d_determinant(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const double result = aether_mat4d_determinant(v_m);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const double aether_result = aether_mat4d_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_mat4d_determinant_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_determinant_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_determinant<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_determinant<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_inverse_adjugate(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat2f_inverse_adjugate(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2f result = aether_mat2f_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2f aether_result = aether_mat2f_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_inverse_adjugate_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_inverse_adjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_inverse_adjugate(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat2d_inverse_adjugate(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2d result = aether_mat2d_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2d aether_result = aether_mat2d_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-extern "C" int aether_mat2d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_inverse_adjugate_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_inverse_adjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_inverse_adjugate(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_inverse_adjugate(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3f result = aether_mat3f_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3f aether_result = aether_mat3f_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_inverse_adjugate_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_inverse_adjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_inverse_adjugate(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_inverse_adjugate(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3d result = aether_mat3d_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3d aether_result = aether_mat3d_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_inverse_adjugate_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_inverse_adjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_inverse_adjugate(const float *m, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat4f_inverse_adjugate(const float *m, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4f result = aether_mat4f_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4f aether_result = aether_mat4f_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_inverse_adjugate_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_inverse_adjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_inverse_adjugate(const double *m, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat4d_inverse_adjugate(const double *m, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4d result = aether_mat4d_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4d aether_result = aether_mat4d_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
     }
 }
 
-extern "C" int aether_mat4d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_inverse_adjugate_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_inverse_adjugate<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(m, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_inverse_adjugate<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(m, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_two_sum_err(const float *a, const float *b, const float *s, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_two_sum_err(const float *a, const float *b, const float *s, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        float v_s;
-        v_s = s[i];
-        const float result = aether_f32_two_sum_err(v_a, v_b, v_s);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const float aether_result = aether_f32_two_sum_err(aether_v_a, aether_v_b, aether_v_s);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_two_sum_err_batch(const float *a, const float *b, const float *s, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_two_sum_err_batch(const float *a, const float *b, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_two_sum_err<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_two_sum_err<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_two_sum_err(const double *a, const double *b, const double *s, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_two_sum_err(const double *a, const double *b, const double *s, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        double v_s;
-        v_s = s[i];
-        const double result = aether_f64_two_sum_err(v_a, v_b, v_s);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const double aether_result = aether_f64_two_sum_err(aether_v_a, aether_v_b, aether_v_s);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_two_sum_err_batch(const double *a, const double *b, const double *s, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_two_sum_err_batch(const double *a, const double *b, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_two_sum_err<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, s, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_two_sum_err<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, s, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_two_sum(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_two_sum(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        const aether_pairf result = aether_f32_two_sum(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        const aether_pairf aether_result = aether_f32_two_sum(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
     }
 }
 
-extern "C" int aether_f32_two_sum_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_two_sum_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_two_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_two_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_two_sum(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_two_sum(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        const aether_paird result = aether_f64_two_sum(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        const aether_paird aether_result = aether_f64_two_sum(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
     }
 }
 
-extern "C" int aether_f64_two_sum_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_two_sum_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_two_sum<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_two_sum<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_pairf_neumaier_add(const float *p, const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_pairf_neumaier_add(const float *p, const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_pairf v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        float v_x;
-        v_x = x[i];
-        const aether_pairf result = aether_pairf_neumaier_add(v_p, v_x);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_pairf aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const aether_pairf aether_result = aether_pairf_neumaier_add(aether_v_p, aether_v_x);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
     }
 }
 
-extern "C" int aether_pairf_neumaier_add_batch(const float *p, const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_pairf_neumaier_add_batch(const float *p, const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_pairf_neumaier_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(p, x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_pairf_neumaier_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(p, x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_paird_neumaier_add(const double *p, const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_paird_neumaier_add(const double *p, const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_paird v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        double v_x;
-        v_x = x[i];
-        const aether_paird result = aether_paird_neumaier_add(v_p, v_x);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_paird aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const aether_paird aether_result = aether_paird_neumaier_add(aether_v_p, aether_v_x);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
     }
 }
 
-extern "C" int aether_paird_neumaier_add_batch(const double *p, const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_paird_neumaier_add_batch(const double *p, const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_paird_neumaier_add<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(p, x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_paird_neumaier_add<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(p, x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_pairf_combine(const float *a, const float *b, float *out, size_t n)
+static __global__ void aether_batch_kernel_pairf_combine(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_pairf v_a;
-        v_a.hi = a[0u * n + i];
-        v_a.comp = a[1u * n + i];
-        aether_pairf v_b;
-        v_b.hi = b[0u * n + i];
-        v_b.comp = b[1u * n + i];
-        const aether_pairf result = aether_pairf_combine(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_pairf aether_v_a;
+        aether_v_a.hi = a[0u * aether_n + aether_i];
+        aether_v_a.comp = a[1u * aether_n + aether_i];
+        aether_pairf aether_v_b;
+        aether_v_b.hi = b[0u * aether_n + aether_i];
+        aether_v_b.comp = b[1u * aether_n + aether_i];
+        const aether_pairf aether_result = aether_pairf_combine(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
     }
 }
 
-extern "C" int aether_pairf_combine_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_pairf_combine_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_pairf_combine<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_pairf_combine<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_paird_combine(const double *a, const double *b, double *out, size_t n)
+static __global__ void aether_batch_kernel_paird_combine(const double *a, const double *b, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_paird v_a;
-        v_a.hi = a[0u * n + i];
-        v_a.comp = a[1u * n + i];
-        aether_paird v_b;
-        v_b.hi = b[0u * n + i];
-        v_b.comp = b[1u * n + i];
-        const aether_paird result = aether_paird_combine(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_paird aether_v_a;
+        aether_v_a.hi = a[0u * aether_n + aether_i];
+        aether_v_a.comp = a[1u * aether_n + aether_i];
+        aether_paird aether_v_b;
+        aether_v_b.hi = b[0u * aether_n + aether_i];
+        aether_v_b.comp = b[1u * aether_n + aether_i];
+        const aether_paird aether_result = aether_paird_combine(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
     }
 }
 
-extern "C" int aether_paird_combine_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_paird_combine_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_paird_combine<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_paird_combine<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_pairf_value(const float *p, float *out, size_t n)
+static __global__ void aether_batch_kernel_pairf_value(const float *p, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_pairf v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        const float result = aether_pairf_value(v_p);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_pairf aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        const float aether_result = aether_pairf_value(aether_v_p);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_pairf_value_batch(const float *p, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_pairf_value_batch(const float *p, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_pairf_value<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(p, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_pairf_value<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(p, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_paird_value(const double *p, double *out, size_t n)
+static __global__ void aether_batch_kernel_paird_value(const double *p, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_paird v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        const double result = aether_paird_value(v_p);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_paird aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        const double aether_result = aether_paird_value(aether_v_p);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_paird_value_batch(const double *p, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_paird_value_batch(const double *p, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_paird_value<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(p, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_paird_value<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(p, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_sin_poly(const float *u, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_sin_poly(const float *u, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_sin_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_sin_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_sin_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_sin_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_sin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_sin_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_sin_poly(const double *u, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_sin_poly(const double *u, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_sin_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_sin_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_sin_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_sin_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_sin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_sin_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_cos_poly(const float *u, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_cos_poly(const float *u, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_cos_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_cos_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_cos_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_cos_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_cos_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_cos_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_cos_poly(const double *u, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_cos_poly(const double *u, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_cos_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_cos_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_cos_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_cos_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_cos_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_cos_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_tan_poly(const float *u, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_tan_poly(const float *u, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_tan_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_tan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_tan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_tan_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_tan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_tan_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_tan_poly(const double *u, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_tan_poly(const double *u, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_tan_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_tan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_tan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_tan_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_tan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_tan_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_atan_poly(const float *u, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_atan_poly(const float *u, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_atan_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_atan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_atan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_atan_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_atan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_atan_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_atan_poly(const double *u, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_atan_poly(const double *u, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_atan_poly(v_u);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_atan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_atan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_atan_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_atan_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(u, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_atan_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(u, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_asin_poly(const float *z, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_asin_poly(const float *z, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_z;
-        v_z = z[i];
-        const float result = aether_f32_asin_poly(v_z);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_z;
+        aether_v_z = z[aether_i];
+        const float aether_result = aether_f32_asin_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_asin_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_asin_poly_batch(const float *z, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_asin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_asin_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(z, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_asin_poly(const double *z, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_asin_poly(const double *z, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_z;
-        v_z = z[i];
-        const double result = aether_f64_asin_poly(v_z);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_z;
+        aether_v_z = z[aether_i];
+        const double aether_result = aether_f64_asin_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_asin_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_asin_poly_batch(const double *z, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_asin_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_asin_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(z, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_exp_poly(const float *r, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_exp_poly(const float *r, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_r;
-        v_r = r[i];
-        const float result = aether_f32_exp_poly(v_r);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_r;
+        aether_v_r = r[aether_i];
+        const float aether_result = aether_f32_exp_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_exp_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_exp_poly_batch(const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_exp_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_exp_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_exp_poly(const double *r, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_exp_poly(const double *r, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_r;
-        v_r = r[i];
-        const double result = aether_f64_exp_poly(v_r);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_r;
+        aether_v_r = r[aether_i];
+        const double aether_result = aether_f64_exp_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_exp_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_exp_poly_batch(const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_exp_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_exp_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_exp2_poly(const float *r, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_exp2_poly(const float *r, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_r;
-        v_r = r[i];
-        const float result = aether_f32_exp2_poly(v_r);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_r;
+        aether_v_r = r[aether_i];
+        const float aether_result = aether_f32_exp2_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_exp2_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_exp2_poly_batch(const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_exp2_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_exp2_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_exp2_poly(const double *r, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_exp2_poly(const double *r, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_r;
-        v_r = r[i];
-        const double result = aether_f64_exp2_poly(v_r);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_r;
+        aether_v_r = r[aether_i];
+        const double aether_result = aether_f64_exp2_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_exp2_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_exp2_poly_batch(const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_exp2_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_exp2_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_log_poly(const float *z, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_log_poly(const float *z, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_z;
-        v_z = z[i];
-        const float result = aether_f32_log_poly(v_z);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_z;
+        aether_v_z = z[aether_i];
+        const float aether_result = aether_f32_log_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_log_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_log_poly_batch(const float *z, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_log_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_log_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(z, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_log_poly(const double *z, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_log_poly(const double *z, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_z;
-        v_z = z[i];
-        const double result = aether_f64_log_poly(v_z);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_z;
+        aether_v_z = z[aether_i];
+        const double aether_result = aether_f64_log_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_log_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_log_poly_batch(const double *z, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_log_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_log_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(z, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_pow_poly(const float *z, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_pow_poly(const float *z, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_z;
-        v_z = z[i];
-        const float result = aether_f32_pow_poly(v_z);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_z;
+        aether_v_z = z[aether_i];
+        const float aether_result = aether_f32_pow_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_pow_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_pow_poly_batch(const float *z, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_pow_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_pow_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(z, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_pow_poly(const double *z, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_pow_poly(const double *z, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_z;
-        v_z = z[i];
-        const double result = aether_f64_pow_poly(v_z);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_z;
+        aether_v_z = z[aether_i];
+        const double aether_result = aether_f64_pow_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_pow_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_pow_poly_batch(const double *z, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_pow_poly<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(z, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_pow_poly<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(z, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_sincos(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_sincos(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        const aether_vec2f result = aether_f32_sincos(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const aether_vec2f aether_result = aether_f32_sincos(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_f32_sincos_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_sincos_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_sincos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_sincos<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_sincos(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_sincos(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        const aether_vec2d result = aether_f64_sincos(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const aether_vec2d aether_result = aether_f64_sincos(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_f64_sincos_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_sincos_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_sincos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_sincos<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_sin(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_sin(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_sin(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_sin(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_sin_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_sin_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_sin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_sin<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_sin(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_sin(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_sin(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_sin(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_sin_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_sin_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_sin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_sin<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_cos(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_cos(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_cos(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_cos(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_cos_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_cos_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_cos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_cos<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_cos(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_cos(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_cos(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_cos(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_cos_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_cos_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_cos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_cos<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_atan(const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_atan(const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_atan(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_atan(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_atan_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_atan_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_atan<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_atan<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_atan(const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_atan(const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_atan(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_atan(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_atan_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_atan_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_atan<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_atan<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_atan2(const float *y, const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_atan2(const float *y, const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_y;
-        v_y = y[i];
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_atan2(v_y, v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_y;
+        aether_v_y = y[aether_i];
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_atan2(aether_v_y, aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_atan2_batch(const float *y, const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_atan2_batch(const float *y, const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_atan2<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(y, x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_atan2<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(y, x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_atan2(const double *y, const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_atan2(const double *y, const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_y;
-        v_y = y[i];
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_atan2(v_y, v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_y;
+        aether_v_y = y[aether_i];
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_atan2(aether_v_y, aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_atan2_batch(const double *y, const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_atan2_batch(const double *y, const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_atan2<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(y, x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_atan2<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(y, x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_exp(const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_exp(const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_exp(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_exp(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_exp_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_exp_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_exp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_exp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_exp(const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_exp(const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_exp(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_exp(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_exp_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_exp_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_exp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_exp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_log(const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_log(const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_log(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_log(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_log_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_log_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_log<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_log<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_log(const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_log(const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_log(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_log(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_log_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_log_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_log<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_log<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_exp2(const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_exp2(const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_exp2(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_exp2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_exp2_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_exp2_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_exp2<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_exp2<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_exp2(const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_exp2(const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_exp2(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_exp2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_exp2_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_exp2_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_exp2<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_exp2<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_log2(const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_log2(const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_log2(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_log2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_log2_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_log2_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_log2<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_log2<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_log2(const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_log2(const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_log2(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_log2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_log2_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_log2_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_log2<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_log2<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_pow(const float *x, const float *y, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_pow(const float *x, const float *y, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        float v_y;
-        v_y = y[i];
-        const float result = aether_f32_pow(v_x, v_y);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        float aether_v_y;
+        aether_v_y = y[aether_i];
+        const float aether_result = aether_f32_pow(aether_v_x, aether_v_y);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_pow_batch(const float *x, const float *y, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_pow_batch(const float *x, const float *y, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_pow<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, y, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_pow<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, y, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_pow(const double *x, const double *y, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_pow(const double *x, const double *y, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        double v_y;
-        v_y = y[i];
-        const double result = aether_f64_pow(v_x, v_y);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        double aether_v_y;
+        aether_v_y = y[aether_i];
+        const double aether_result = aether_f64_pow(aether_v_x, aether_v_y);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_pow_batch(const double *x, const double *y, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_pow_batch(const double *x, const double *y, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_pow<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, y, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_pow<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, y, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_tan(const float *a, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_tan(const float *a, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_tan(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_tan(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_tan_batch(const float *a, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_tan_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_tan<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_tan<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_tan(const double *a, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_tan(const double *a, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_tan(v_a);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_tan(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_tan_batch(const double *a, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_tan_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_tan<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_tan<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_asin(const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_asin(const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_asin(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_asin(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_asin_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_asin_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_asin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_asin<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_asin(const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_asin(const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_asin(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_asin(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_asin_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_asin_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_asin<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_asin<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_acos(const float *x, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_acos(const float *x, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_acos(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_acos(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f32_acos_batch(const float *x, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_acos_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_acos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_acos<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_acos(const double *x, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_acos(const double *x, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_acos(v_x);
-        out[i] = result;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_acos(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-extern "C" int aether_f64_acos_batch(const double *x, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_acos_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_acos<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(x, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_acos<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatf_from_axis_angle(const float *axis, const float *angle, float *out, size_t n)
+static __global__ void aether_batch_kernel_quatf_from_axis_angle(const float *axis, const float *angle, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3f v_axis;
-        v_axis.x = axis[0u * n + i];
-        v_axis.y = axis[1u * n + i];
-        v_axis.z = axis[2u * n + i];
-        float v_angle;
-        v_angle = angle[i];
-        const aether_quatf result = aether_quatf_from_axis_angle(v_axis, v_angle);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_axis;
+        aether_v_axis.x = axis[0u * aether_n + aether_i];
+        aether_v_axis.y = axis[1u * aether_n + aether_i];
+        aether_v_axis.z = axis[2u * aether_n + aether_i];
+        float aether_v_angle;
+        aether_v_angle = angle[aether_i];
+        const aether_quatf aether_result = aether_quatf_from_axis_angle(aether_v_axis, aether_v_angle);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatf_from_axis_angle_batch(const float *axis, const float *angle, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatf_from_axis_angle_batch(const float *axis, const float *angle, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatf_from_axis_angle<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(axis, angle, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatf_from_axis_angle<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(axis, angle, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatd_from_axis_angle(const double *axis, const double *angle, double *out, size_t n)
+static __global__ void aether_batch_kernel_quatd_from_axis_angle(const double *axis, const double *angle, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_vec3d v_axis;
-        v_axis.x = axis[0u * n + i];
-        v_axis.y = axis[1u * n + i];
-        v_axis.z = axis[2u * n + i];
-        double v_angle;
-        v_angle = angle[i];
-        const aether_quatd result = aether_quatd_from_axis_angle(v_axis, v_angle);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_axis;
+        aether_v_axis.x = axis[0u * aether_n + aether_i];
+        aether_v_axis.y = axis[1u * aether_n + aether_i];
+        aether_v_axis.z = axis[2u * aether_n + aether_i];
+        double aether_v_angle;
+        aether_v_angle = angle[aether_i];
+        const aether_quatd aether_result = aether_quatd_from_axis_angle(aether_v_axis, aether_v_angle);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatd_from_axis_angle_batch(const double *axis, const double *angle, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatd_from_axis_angle_batch(const double *axis, const double *angle, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatd_from_axis_angle<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(axis, angle, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatd_from_axis_angle<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(axis, angle, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_from_euler_xyz(const float *ax, const float *ay, const float *az, float *out, size_t n)
+static __global__ void aether_batch_kernel_mat3f_from_euler_xyz(const float *ax, const float *ay, const float *az, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_ax;
-        v_ax = ax[i];
-        float v_ay;
-        v_ay = ay[i];
-        float v_az;
-        v_az = az[i];
-        const aether_mat3f result = aether_mat3f_from_euler_xyz(v_ax, v_ay, v_az);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_ax;
+        aether_v_ax = ax[aether_i];
+        float aether_v_ay;
+        aether_v_ay = ay[aether_i];
+        float aether_v_az;
+        aether_v_az = az[aether_i];
+        const aether_mat3f aether_result = aether_mat3f_from_euler_xyz(aether_v_ax, aether_v_ay, aether_v_az);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3f_from_euler_xyz_batch(const float *ax, const float *ay, const float *az, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_from_euler_xyz_batch(const float *ax, const float *ay, const float *az, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_from_euler_xyz<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(ax, ay, az, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_from_euler_xyz<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(ax, ay, az, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_from_euler_xyz(const double *ax, const double *ay, const double *az, double *out, size_t n)
+static __global__ void aether_batch_kernel_mat3d_from_euler_xyz(const double *ax, const double *ay, const double *az, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_ax;
-        v_ax = ax[i];
-        double v_ay;
-        v_ay = ay[i];
-        double v_az;
-        v_az = az[i];
-        const aether_mat3d result = aether_mat3d_from_euler_xyz(v_ax, v_ay, v_az);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_ax;
+        aether_v_ax = ax[aether_i];
+        double aether_v_ay;
+        aether_v_ay = ay[aether_i];
+        double aether_v_az;
+        aether_v_az = az[aether_i];
+        const aether_mat3d aether_result = aether_mat3d_from_euler_xyz(aether_v_ax, aether_v_ay, aether_v_az);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-extern "C" int aether_mat3d_from_euler_xyz_batch(const double *ax, const double *ay, const double *az, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_from_euler_xyz_batch(const double *ax, const double *ay, const double *az, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_from_euler_xyz<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(ax, ay, az, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_from_euler_xyz<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(ax, ay, az, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatf_slerp(const float *a, const float *b, const float *t, float *out, size_t n)
+static __global__ void aether_batch_kernel_quatf_slerp(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatf v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_quatf result = aether_quatf_slerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatf aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_quatf aether_result = aether_quatf_slerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatf_slerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatf_slerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatf_slerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatf_slerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_quatd_slerp(const double *a, const double *b, const double *t, double *out, size_t n)
+static __global__ void aether_batch_kernel_quatd_slerp(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatd v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_quatd result = aether_quatd_slerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatd aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_quatd aether_result = aether_quatd_slerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-extern "C" int aether_quatd_slerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_quatd_slerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_quatd_slerp<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, t, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_quatd_slerp<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, t, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_jacobi_rotation(const float *app, const float *aqq, const float *apq, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_jacobi_rotation(const float *app, const float *aqq, const float *apq, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_app;
-        v_app = app[i];
-        float v_aqq;
-        v_aqq = aqq[i];
-        float v_apq;
-        v_apq = apq[i];
-        const aether_rotationf result = aether_f32_jacobi_rotation(v_app, v_aqq, v_apq);
-        out[0u * n + i] = result.c;
-        out[1u * n + i] = result.s;
-        out[2u * n + i] = result.t;
-        out[3u * n + i] = result.tau;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_app;
+        aether_v_app = app[aether_i];
+        float aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        float aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        const aether_rotationf aether_result = aether_f32_jacobi_rotation(aether_v_app, aether_v_aqq, aether_v_apq);
+        aether_out[0u * aether_n + aether_i] = aether_result.c;
+        aether_out[1u * aether_n + aether_i] = aether_result.s;
+        aether_out[2u * aether_n + aether_i] = aether_result.t;
+        aether_out[3u * aether_n + aether_i] = aether_result.tau;
     }
 }
 
-extern "C" int aether_f32_jacobi_rotation_batch(const float *app, const float *aqq, const float *apq, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_jacobi_rotation_batch(const float *app, const float *aqq, const float *apq, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_jacobi_rotation<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(app, aqq, apq, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_jacobi_rotation<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(app, aqq, apq, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_jacobi_rotation(const double *app, const double *aqq, const double *apq, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_jacobi_rotation(const double *app, const double *aqq, const double *apq, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_app;
-        v_app = app[i];
-        double v_aqq;
-        v_aqq = aqq[i];
-        double v_apq;
-        v_apq = apq[i];
-        const aether_rotationd result = aether_f64_jacobi_rotation(v_app, v_aqq, v_apq);
-        out[0u * n + i] = result.c;
-        out[1u * n + i] = result.s;
-        out[2u * n + i] = result.t;
-        out[3u * n + i] = result.tau;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_app;
+        aether_v_app = app[aether_i];
+        double aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        double aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        const aether_rotationd aether_result = aether_f64_jacobi_rotation(aether_v_app, aether_v_aqq, aether_v_apq);
+        aether_out[0u * aether_n + aether_i] = aether_result.c;
+        aether_out[1u * aether_n + aether_i] = aether_result.s;
+        aether_out[2u * aether_n + aether_i] = aether_result.t;
+        aether_out[3u * aether_n + aether_i] = aether_result.tau;
     }
 }
 
-extern "C" int aether_f64_jacobi_rotation_batch(const double *app, const double *aqq, const double *apq, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_jacobi_rotation_batch(const double *app, const double *aqq, const double *apq, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_jacobi_rotation<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(app, aqq, apq, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_jacobi_rotation<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(app, aqq, apq, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_jacobi_update(const float *g, const float *h, const float *r, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_jacobi_update(const float *g, const float *h, const float *r, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_g;
-        v_g = g[i];
-        float v_h;
-        v_h = h[i];
-        aether_rotationf v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2f result = aether_f32_jacobi_update(v_g, v_h, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_g;
+        aether_v_g = g[aether_i];
+        float aether_v_h;
+        aether_v_h = h[aether_i];
+        aether_rotationf aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_f32_jacobi_update(aether_v_g, aether_v_h, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_f32_jacobi_update_batch(const float *g, const float *h, const float *r, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_jacobi_update_batch(const float *g, const float *h, const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_jacobi_update<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(g, h, r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_jacobi_update<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(g, h, r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_jacobi_update(const double *g, const double *h, const double *r, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_jacobi_update(const double *g, const double *h, const double *r, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_g;
-        v_g = g[i];
-        double v_h;
-        v_h = h[i];
-        aether_rotationd v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2d result = aether_f64_jacobi_update(v_g, v_h, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_g;
+        aether_v_g = g[aether_i];
+        double aether_v_h;
+        aether_v_h = h[aether_i];
+        aether_rotationd aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_f64_jacobi_update(aether_v_g, aether_v_h, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_f64_jacobi_update_batch(const double *g, const double *h, const double *r, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_jacobi_update_batch(const double *g, const double *h, const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_jacobi_update<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(g, h, r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_jacobi_update<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(g, h, r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_jacobi_diag(const float *app, const float *aqq, const float *apq, const float *r, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_jacobi_diag(const float *app, const float *aqq, const float *apq, const float *r, float *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v_app;
-        v_app = app[i];
-        float v_aqq;
-        v_aqq = aqq[i];
-        float v_apq;
-        v_apq = apq[i];
-        aether_rotationf v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2f result = aether_f32_jacobi_diag(v_app, v_aqq, v_apq, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        float aether_v_app;
+        aether_v_app = app[aether_i];
+        float aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        float aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        aether_rotationf aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_f32_jacobi_diag(aether_v_app, aether_v_aqq, aether_v_apq, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_f32_jacobi_diag_batch(const float *app, const float *aqq, const float *apq, const float *r, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_jacobi_diag_batch(const float *app, const float *aqq, const float *apq, const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_jacobi_diag<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(app, aqq, apq, r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_jacobi_diag<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(app, aqq, apq, r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_jacobi_diag(const double *app, const double *aqq, const double *apq, const double *r, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_jacobi_diag(const double *app, const double *aqq, const double *apq, const double *r, double *aether_out, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double v_app;
-        v_app = app[i];
-        double v_aqq;
-        v_aqq = aqq[i];
-        double v_apq;
-        v_apq = apq[i];
-        aether_rotationd v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2d result = aether_f64_jacobi_diag(v_app, v_aqq, v_apq, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        double aether_v_app;
+        aether_v_app = app[aether_i];
+        double aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        double aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        aether_rotationd aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_f64_jacobi_diag(aether_v_app, aether_v_aqq, aether_v_apq, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-extern "C" int aether_f64_jacobi_diag_batch(const double *app, const double *aqq, const double *apq, const double *r, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_jacobi_diag_batch(const double *app, const double *aqq, const double *apq, const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_jacobi_diag<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(app, aqq, apq, r, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_jacobi_diag<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(app, aqq, apq, r, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_sum_array_rows(const float *x, size_t len, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_sum_array_rows(const float *x, size_t aether_len, float *aether_out, size_t aether_n)
 {
     /* One warp per row: the row index is the same on every lane of a warp. */
-    const size_t stride = (size_t)gridDim.x * blockDim.x / 32u;
-    size_t i;
-    for (i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; i < n; i += stride) {
-        const float v = aether_f32_sum_array_warp(x + i * len, len);
-        if (threadIdx.x % 32u == 0u) out[i] = v;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x / 32u;
+    size_t aether_i;
+    for (aether_i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; aether_i < aether_n; aether_i += aether_stride) {
+        const float aether_v = aether_f32_sum_array_warp(x + aether_i * aether_len, aether_len);
+        if (threadIdx.x % 32u == 0u) aether_out[aether_i] = aether_v;
     }
 }
 
-extern "C" int aether_f32_sum_array_rows_batch(const float *x, size_t len, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_sum_array_rows_batch(const float *x, size_t aether_len, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_sum_array_rows<<<aether_batch_blocks(n * 32u), AETHER_BATCH_THREADS, 0, stream>>>(x, len, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_sum_array_rows<<<aether_batch_blocks(aether_n * 32u), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_len, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_sum_array_rows(const double *x, size_t len, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_sum_array_rows(const double *x, size_t aether_len, double *aether_out, size_t aether_n)
 {
     /* One warp per row: the row index is the same on every lane of a warp. */
-    const size_t stride = (size_t)gridDim.x * blockDim.x / 32u;
-    size_t i;
-    for (i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; i < n; i += stride) {
-        const double v = aether_f64_sum_array_warp(x + i * len, len);
-        if (threadIdx.x % 32u == 0u) out[i] = v;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x / 32u;
+    size_t aether_i;
+    for (aether_i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; aether_i < aether_n; aether_i += aether_stride) {
+        const double aether_v = aether_f64_sum_array_warp(x + aether_i * aether_len, aether_len);
+        if (threadIdx.x % 32u == 0u) aether_out[aether_i] = aether_v;
     }
 }
 
-extern "C" int aether_f64_sum_array_rows_batch(const double *x, size_t len, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_sum_array_rows_batch(const double *x, size_t aether_len, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_sum_array_rows<<<aether_batch_blocks(n * 32u), AETHER_BATCH_THREADS, 0, stream>>>(x, len, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_sum_array_rows<<<aether_batch_blocks(aether_n * 32u), AETHER_BATCH_THREADS, 0, aether_stream>>>(x, aether_len, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f32_dot_array_rows(const float *a, const float *b, size_t len, float *out, size_t n)
+static __global__ void aether_batch_kernel_f32_dot_array_rows(const float *a, const float *b, size_t aether_len, float *aether_out, size_t aether_n)
 {
     /* One warp per row: the row index is the same on every lane of a warp. */
-    const size_t stride = (size_t)gridDim.x * blockDim.x / 32u;
-    size_t i;
-    for (i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; i < n; i += stride) {
-        const float v = aether_f32_dot_array_warp(a + i * len, b + i * len, len);
-        if (threadIdx.x % 32u == 0u) out[i] = v;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x / 32u;
+    size_t aether_i;
+    for (aether_i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; aether_i < aether_n; aether_i += aether_stride) {
+        const float aether_v = aether_f32_dot_array_warp(a + aether_i * aether_len, b + aether_i * aether_len, aether_len);
+        if (threadIdx.x % 32u == 0u) aether_out[aether_i] = aether_v;
     }
 }
 
-extern "C" int aether_f32_dot_array_rows_batch(const float *a, const float *b, size_t len, float *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f32_dot_array_rows_batch(const float *a, const float *b, size_t aether_len, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f32_dot_array_rows<<<aether_batch_blocks(n * 32u), AETHER_BATCH_THREADS, 0, stream>>>(a, b, len, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f32_dot_array_rows<<<aether_batch_blocks(aether_n * 32u), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_len, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_f64_dot_array_rows(const double *a, const double *b, size_t len, double *out, size_t n)
+static __global__ void aether_batch_kernel_f64_dot_array_rows(const double *a, const double *b, size_t aether_len, double *aether_out, size_t aether_n)
 {
     /* One warp per row: the row index is the same on every lane of a warp. */
-    const size_t stride = (size_t)gridDim.x * blockDim.x / 32u;
-    size_t i;
-    for (i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; i < n; i += stride) {
-        const double v = aether_f64_dot_array_warp(a + i * len, b + i * len, len);
-        if (threadIdx.x % 32u == 0u) out[i] = v;
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x / 32u;
+    size_t aether_i;
+    for (aether_i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32u; aether_i < aether_n; aether_i += aether_stride) {
+        const double aether_v = aether_f64_dot_array_warp(a + aether_i * aether_len, b + aether_i * aether_len, aether_len);
+        if (threadIdx.x % 32u == 0u) aether_out[aether_i] = aether_v;
     }
 }
 
-extern "C" int aether_f64_dot_array_rows_batch(const double *a, const double *b, size_t len, double *out, size_t n, cudaStream_t stream)
+extern "C" int aether_f64_dot_array_rows_batch(const double *a, const double *b, size_t aether_len, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_f64_dot_array_rows<<<aether_batch_blocks(n * 32u), AETHER_BATCH_THREADS, 0, stream>>>(a, b, len, out, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_f64_dot_array_rows<<<aether_batch_blocks(aether_n * 32u), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, aether_len, aether_out, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_lu_solve(const float *a, const float *b, float *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat2f_lu_solve(const float *a, const float *b, float *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat2f v_a;
         aether_vec2f v_b;
         aether_vec2f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         int ipiv[2];
         status = aether_mat2f_lu(&v_a, ipiv);
         v_x = aether_mat2f_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat2f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_lu_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_lu_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_lu_solve(const double *a, const double *b, double *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat2d_lu_solve(const double *a, const double *b, double *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat2d v_a;
         aether_vec2d v_b;
         aether_vec2d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         int ipiv[2];
         status = aether_mat2d_lu(&v_a, ipiv);
         v_x = aether_mat2d_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat2d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_lu_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_lu_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_lu_solve(const float *a, const float *b, float *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat3f_lu_solve(const float *a, const float *b, float *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat3f v_a;
         aether_vec3f v_b;
         aether_vec3f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         int ipiv[3];
         status = aether_mat3f_lu(&v_a, ipiv);
         v_x = aether_mat3f_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat3f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_lu_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_lu_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_lu_solve(const double *a, const double *b, double *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat3d_lu_solve(const double *a, const double *b, double *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat3d v_a;
         aether_vec3d v_b;
         aether_vec3d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         int ipiv[3];
         status = aether_mat3d_lu(&v_a, ipiv);
         v_x = aether_mat3d_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat3d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_lu_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_lu_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_lu_solve(const float *a, const float *b, float *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat4f_lu_solve(const float *a, const float *b, float *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat4f v_a;
         aether_vec4f v_b;
         aether_vec4f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         int ipiv[4];
         status = aether_mat4f_lu(&v_a, ipiv);
         v_x = aether_mat4f_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat4f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_lu_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_lu_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_lu_solve(const double *a, const double *b, double *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat4d_lu_solve(const double *a, const double *b, double *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat4d v_a;
         aether_vec4d v_b;
         aether_vec4d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         int ipiv[4];
         status = aether_mat4d_lu(&v_a, ipiv);
         v_x = aether_mat4d_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat4d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_lu_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_lu_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2f_cholesky_solve(const float *a, const float *b, float *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat2f_cholesky_solve(const float *a, const float *b, float *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat2f v_a;
         aether_vec2f v_b;
         aether_vec2f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         status = aether_mat2f_cholesky(&v_a);
         v_x = aether_mat2f_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat2f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2f_cholesky_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2f_cholesky_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat2d_cholesky_solve(const double *a, const double *b, double *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat2d_cholesky_solve(const double *a, const double *b, double *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat2d v_a;
         aether_vec2d v_b;
         aether_vec2d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         status = aether_mat2d_cholesky(&v_a);
         v_x = aether_mat2d_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat2d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat2d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat2d_cholesky_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat2d_cholesky_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3f_cholesky_solve(const float *a, const float *b, float *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat3f_cholesky_solve(const float *a, const float *b, float *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat3f v_a;
         aether_vec3f v_b;
         aether_vec3f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         status = aether_mat3f_cholesky(&v_a);
         v_x = aether_mat3f_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat3f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3f_cholesky_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3f_cholesky_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat3d_cholesky_solve(const double *a, const double *b, double *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat3d_cholesky_solve(const double *a, const double *b, double *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat3d v_a;
         aether_vec3d v_b;
         aether_vec3d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         status = aether_mat3d_cholesky(&v_a);
         v_x = aether_mat3d_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat3d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat3d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat3d_cholesky_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat3d_cholesky_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4f_cholesky_solve(const float *a, const float *b, float *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat4f_cholesky_solve(const float *a, const float *b, float *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat4f v_a;
         aether_vec4f v_b;
         aether_vec4f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         status = aether_mat4f_cholesky(&v_a);
         v_x = aether_mat4f_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat4f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4f_cholesky_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4f_cholesky_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }
 
-static __global__ void aether_batch_kernel_mat4d_cholesky_solve(const double *a, const double *b, double *x, int *info, size_t n)
+static __global__ void aether_batch_kernel_mat4d_cholesky_solve(const double *a, const double *b, double *x, int *info, size_t aether_n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i;
-    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
         aether_mat4d v_a;
         aether_vec4d v_b;
         aether_vec4d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         status = aether_mat4d_cholesky(&v_a);
         v_x = aether_mat4d_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 
-extern "C" int aether_mat4d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream)
+extern "C" int aether_mat4d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream)
 {
-    if (n == 0u) return 0;
-    aether_batch_kernel_mat4d_cholesky_solve<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(a, b, x, info, n);
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_mat4d_cholesky_solve<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(a, b, x, info, aether_n);
     return (int)cudaGetLastError();
 }

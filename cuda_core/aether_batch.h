@@ -3,11 +3,11 @@
 /* aether batched kernels: every function of the CUDA core over many items at once, the LU and
    Cholesky solves, and the reproducible array kernels over rows; each item gives the bits of the
    function on one value (and so of the C core on the host). Callable from C and C++ host code;
-   the pointers are device pointers; n = 0 launches nothing. Each launcher returns the launch's
+   the pointers are device pointers; aether_n = 0 launches nothing. Each launcher returns the launch's
    cudaError_t as an int (0: cudaSuccess); it does not synchronise.
 
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
-   ...), component c of item i is at [c * n + i]; a matrix's components are its row-major
+   ...), component c of item i is at [c * aether_n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
    Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 d7949de50f1cbb293461018f216e2cf2. */
 #ifndef AETHER_BATCH_H
@@ -22,743 +22,743 @@
 extern "C" {
 #endif
 
-/* aether_f32_fmin_batch: out[i] = aether_f32_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_fmin_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_fmin_batch: aether_out[i] = aether_f32_fmin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_fmin_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_fmin_batch: out[i] = aether_f64_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_fmin_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_fmin_batch: aether_out[i] = aether_f64_fmin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_fmin_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_fmax_batch: out[i] = aether_f32_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_fmax_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_fmax_batch: aether_out[i] = aether_f32_fmax(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_fmax_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_fmax_batch: out[i] = aether_f64_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_fmax_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_fmax_batch: aether_out[i] = aether_f64_fmax(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_fmax_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_sign_batch: out[i] = aether_f32_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_sign_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_sign_batch: aether_out[i] = aether_f32_sign(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_sign_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_sign_batch: out[i] = aether_f64_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_sign_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_sign_batch: aether_out[i] = aether_f64_sign(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_sign_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_add_batch: out[i] = aether_vec2f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_add_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_add_batch: aether_out[i] = aether_vec2f_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_add_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_add_batch: out[i] = aether_vec2d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_add_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_add_batch: aether_out[i] = aether_vec2d_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_add_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_add_batch: out[i] = aether_vec3f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_add_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_add_batch: aether_out[i] = aether_vec3f_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_add_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_add_batch: out[i] = aether_vec3d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_add_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_add_batch: aether_out[i] = aether_vec3d_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_add_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_add_batch: out[i] = aether_vec4f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_add_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_add_batch: aether_out[i] = aether_vec4f_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_add_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_add_batch: out[i] = aether_vec4d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_add_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_add_batch: aether_out[i] = aether_vec4d_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_add_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_sub_batch: out[i] = aether_vec2f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_sub_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_sub_batch: aether_out[i] = aether_vec2f_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_sub_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_sub_batch: out[i] = aether_vec2d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_sub_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_sub_batch: aether_out[i] = aether_vec2d_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_sub_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_sub_batch: out[i] = aether_vec3f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_sub_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_sub_batch: aether_out[i] = aether_vec3f_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_sub_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_sub_batch: out[i] = aether_vec3d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_sub_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_sub_batch: aether_out[i] = aether_vec3d_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_sub_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_sub_batch: out[i] = aether_vec4f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_sub_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_sub_batch: aether_out[i] = aether_vec4f_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_sub_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_sub_batch: out[i] = aether_vec4d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_sub_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_sub_batch: aether_out[i] = aether_vec4d_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_sub_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_mul_batch: out[i] = aether_vec2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_mul_batch: aether_out[i] = aether_vec2f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_mul_batch: out[i] = aether_vec2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_mul_batch: aether_out[i] = aether_vec2d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_mul_batch: out[i] = aether_vec3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_mul_batch: aether_out[i] = aether_vec3f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_mul_batch: out[i] = aether_vec3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_mul_batch: aether_out[i] = aether_vec3d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_mul_batch: out[i] = aether_vec4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_mul_batch: aether_out[i] = aether_vec4f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_mul_batch: out[i] = aether_vec4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_mul_batch: aether_out[i] = aether_vec4d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_scale_batch: out[i] = aether_vec2f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_scale_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_scale_batch: aether_out[i] = aether_vec2f_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_scale_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_scale_batch: out[i] = aether_vec2d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_scale_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_scale_batch: aether_out[i] = aether_vec2d_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_scale_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_scale_batch: out[i] = aether_vec3f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_scale_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_scale_batch: aether_out[i] = aether_vec3f_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_scale_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_scale_batch: out[i] = aether_vec3d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_scale_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_scale_batch: aether_out[i] = aether_vec3d_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_scale_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_scale_batch: out[i] = aether_vec4f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_scale_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_scale_batch: aether_out[i] = aether_vec4f_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_scale_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_scale_batch: out[i] = aether_vec4d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_scale_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_scale_batch: aether_out[i] = aether_vec4d_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_scale_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_div_batch: out[i] = aether_vec2f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_div_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_div_batch: aether_out[i] = aether_vec2f_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_div_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_div_batch: out[i] = aether_vec2d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_div_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_div_batch: aether_out[i] = aether_vec2d_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_div_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_div_batch: out[i] = aether_vec3f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_div_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_div_batch: aether_out[i] = aether_vec3f_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_div_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_div_batch: out[i] = aether_vec3d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_div_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_div_batch: aether_out[i] = aether_vec3d_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_div_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_div_batch: out[i] = aether_vec4f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_div_batch(const float *a, const float *s, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_div_batch: aether_out[i] = aether_vec4f_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_div_batch(const float *a, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_div_batch: out[i] = aether_vec4d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_div_batch(const double *a, const double *s, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_div_batch: aether_out[i] = aether_vec4d_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_div_batch(const double *a, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_neg_batch: out[i] = aether_f32_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_neg_batch: aether_out[i] = aether_f32_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_neg_batch: out[i] = aether_f64_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_neg_batch: aether_out[i] = aether_f64_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_neg_batch: out[i] = aether_vec2f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_neg_batch: aether_out[i] = aether_vec2f_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_neg_batch: out[i] = aether_vec2d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_neg_batch: aether_out[i] = aether_vec2d_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_neg_batch: out[i] = aether_vec3f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_neg_batch: aether_out[i] = aether_vec3f_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_neg_batch: out[i] = aether_vec3d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_neg_batch: aether_out[i] = aether_vec3d_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_neg_batch: out[i] = aether_vec4f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_neg_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_neg_batch: aether_out[i] = aether_vec4f_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_neg_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_neg_batch: out[i] = aether_vec4d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_neg_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_neg_batch: aether_out[i] = aether_vec4d_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_neg_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_abs_batch: out[i] = aether_f32_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_abs_batch: aether_out[i] = aether_f32_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_abs_batch: out[i] = aether_f64_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_abs_batch: aether_out[i] = aether_f64_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_abs_batch: out[i] = aether_vec2f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_abs_batch: aether_out[i] = aether_vec2f_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_abs_batch: out[i] = aether_vec2d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_abs_batch: aether_out[i] = aether_vec2d_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_abs_batch: out[i] = aether_vec3f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_abs_batch: aether_out[i] = aether_vec3f_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_abs_batch: out[i] = aether_vec3d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_abs_batch: aether_out[i] = aether_vec3d_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_abs_batch: out[i] = aether_vec4f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_abs_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_abs_batch: aether_out[i] = aether_vec4f_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_abs_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_abs_batch: out[i] = aether_vec4d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_abs_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_abs_batch: aether_out[i] = aether_vec4d_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_abs_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_min_batch: out[i] = aether_vec2f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_min_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_min_batch: aether_out[i] = aether_vec2f_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_min_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_min_batch: out[i] = aether_vec2d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_min_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_min_batch: aether_out[i] = aether_vec2d_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_min_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_min_batch: out[i] = aether_vec3f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_min_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_min_batch: aether_out[i] = aether_vec3f_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_min_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_min_batch: out[i] = aether_vec3d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_min_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_min_batch: aether_out[i] = aether_vec3d_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_min_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_min_batch: out[i] = aether_vec4f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_min_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_min_batch: aether_out[i] = aether_vec4f_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_min_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_min_batch: out[i] = aether_vec4d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_min_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_min_batch: aether_out[i] = aether_vec4d_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_min_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_max_batch: out[i] = aether_vec2f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_max_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_max_batch: aether_out[i] = aether_vec2f_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_max_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_max_batch: out[i] = aether_vec2d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_max_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_max_batch: aether_out[i] = aether_vec2d_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_max_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_max_batch: out[i] = aether_vec3f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_max_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_max_batch: aether_out[i] = aether_vec3f_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_max_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_max_batch: out[i] = aether_vec3d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_max_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_max_batch: aether_out[i] = aether_vec3d_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_max_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_max_batch: out[i] = aether_vec4f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_max_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_max_batch: aether_out[i] = aether_vec4f_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_max_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_max_batch: out[i] = aether_vec4d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_max_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_max_batch: aether_out[i] = aether_vec4d_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_max_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_lerp_batch: out[i] = aether_vec2f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_lerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_lerp_batch: aether_out[i] = aether_vec2f_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_lerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_lerp_batch: out[i] = aether_vec2d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_lerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_lerp_batch: aether_out[i] = aether_vec2d_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_lerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_lerp_batch: out[i] = aether_vec3f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_lerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_lerp_batch: aether_out[i] = aether_vec3f_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_lerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_lerp_batch: out[i] = aether_vec3d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_lerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_lerp_batch: aether_out[i] = aether_vec3d_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_lerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_lerp_batch: out[i] = aether_vec4f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_lerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_lerp_batch: aether_out[i] = aether_vec4f_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_lerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_lerp_batch: out[i] = aether_vec4d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_lerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_lerp_batch: aether_out[i] = aether_vec4d_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_lerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_sum_batch: out[i] = aether_vec2f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_sum_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_sum_batch: aether_out[i] = aether_vec2f_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_sum_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_sum_batch: out[i] = aether_vec2d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_sum_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_sum_batch: aether_out[i] = aether_vec2d_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_sum_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_sum_batch: out[i] = aether_vec3f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_sum_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_sum_batch: aether_out[i] = aether_vec3f_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_sum_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_sum_batch: out[i] = aether_vec3d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_sum_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_sum_batch: aether_out[i] = aether_vec3d_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_sum_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_sum_batch: out[i] = aether_vec4f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_sum_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_sum_batch: aether_out[i] = aether_vec4f_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_sum_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_sum_batch: out[i] = aether_vec4d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_sum_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_sum_batch: aether_out[i] = aether_vec4d_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_sum_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_dot_batch: out[i] = aether_vec2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_dot_batch: aether_out[i] = aether_vec2f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_dot_batch: out[i] = aether_vec2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_dot_batch: aether_out[i] = aether_vec2d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_dot_batch: out[i] = aether_vec3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_dot_batch: aether_out[i] = aether_vec3f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_dot_batch: out[i] = aether_vec3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_dot_batch: aether_out[i] = aether_vec3d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_dot_batch: out[i] = aether_vec4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_dot_batch: aether_out[i] = aether_vec4f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_dot_batch: out[i] = aether_vec4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_dot_batch: aether_out[i] = aether_vec4d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_squared_norm_batch: out[i] = aether_vec2f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_squared_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_squared_norm_batch: aether_out[i] = aether_vec2f_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_squared_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_squared_norm_batch: out[i] = aether_vec2d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_squared_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_squared_norm_batch: aether_out[i] = aether_vec2d_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_squared_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_squared_norm_batch: out[i] = aether_vec3f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_squared_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_squared_norm_batch: aether_out[i] = aether_vec3f_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_squared_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_squared_norm_batch: out[i] = aether_vec3d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_squared_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_squared_norm_batch: aether_out[i] = aether_vec3d_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_squared_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_squared_norm_batch: out[i] = aether_vec4f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_squared_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_squared_norm_batch: aether_out[i] = aether_vec4f_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_squared_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_squared_norm_batch: out[i] = aether_vec4d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_squared_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_squared_norm_batch: aether_out[i] = aether_vec4d_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_squared_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_norm_batch: out[i] = aether_vec2f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_norm_batch: aether_out[i] = aether_vec2f_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_norm_batch: out[i] = aether_vec2d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_norm_batch: aether_out[i] = aether_vec2d_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_norm_batch: out[i] = aether_vec3f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_norm_batch: aether_out[i] = aether_vec3f_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_norm_batch: out[i] = aether_vec3d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_norm_batch: aether_out[i] = aether_vec3d_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_norm_batch: out[i] = aether_vec4f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_norm_batch: aether_out[i] = aether_vec4f_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_norm_batch: out[i] = aether_vec4d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_norm_batch: aether_out[i] = aether_vec4d_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_max_norm_batch: out[i] = aether_vec2f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_max_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_max_norm_batch: aether_out[i] = aether_vec2f_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_max_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_max_norm_batch: out[i] = aether_vec2d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_max_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_max_norm_batch: aether_out[i] = aether_vec2d_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_max_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_max_norm_batch: out[i] = aether_vec3f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_max_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_max_norm_batch: aether_out[i] = aether_vec3f_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_max_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_max_norm_batch: out[i] = aether_vec3d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_max_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_max_norm_batch: aether_out[i] = aether_vec3d_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_max_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_max_norm_batch: out[i] = aether_vec4f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_max_norm_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_max_norm_batch: aether_out[i] = aether_vec4f_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_max_norm_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_max_norm_batch: out[i] = aether_vec4d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_max_norm_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_max_norm_batch: aether_out[i] = aether_vec4d_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_max_norm_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_is_finite_batch: out[i] = aether_vec2f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_is_finite_batch(const float *a, int *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_is_finite_batch: aether_out[i] = aether_vec2f_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_is_finite_batch(const float *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_is_finite_batch: out[i] = aether_vec2d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_is_finite_batch(const double *a, int *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_is_finite_batch: aether_out[i] = aether_vec2d_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_is_finite_batch(const double *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_is_finite_batch: out[i] = aether_vec3f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_is_finite_batch(const float *a, int *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_is_finite_batch: aether_out[i] = aether_vec3f_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_is_finite_batch(const float *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_is_finite_batch: out[i] = aether_vec3d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_is_finite_batch(const double *a, int *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_is_finite_batch: aether_out[i] = aether_vec3d_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_is_finite_batch(const double *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_is_finite_batch: out[i] = aether_vec4f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_is_finite_batch(const float *a, int *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_is_finite_batch: aether_out[i] = aether_vec4f_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_is_finite_batch(const float *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_is_finite_batch: out[i] = aether_vec4d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_is_finite_batch(const double *a, int *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_is_finite_batch: aether_out[i] = aether_vec4d_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_is_finite_batch(const double *a, int *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2f_normalize_batch: out[i] = aether_vec2f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2f_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec2f_normalize_batch: aether_out[i] = aether_vec2f_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2f_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec2d_normalize_batch: out[i] = aether_vec2d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec2d_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec2d_normalize_batch: aether_out[i] = aether_vec2d_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec2d_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_normalize_batch: out[i] = aether_vec3f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_normalize_batch: aether_out[i] = aether_vec3f_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_normalize_batch: out[i] = aether_vec3d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_normalize_batch: aether_out[i] = aether_vec3d_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4f_normalize_batch: out[i] = aether_vec4f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4f_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_vec4f_normalize_batch: aether_out[i] = aether_vec4f_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4f_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec4d_normalize_batch: out[i] = aether_vec4d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec4d_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_vec4d_normalize_batch: aether_out[i] = aether_vec4d_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec4d_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatf_normalize_batch: out[i] = aether_quatf_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatf_normalize_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_quatf_normalize_batch: aether_out[i] = aether_quatf_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_normalize_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatd_normalize_batch: out[i] = aether_quatd_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatd_normalize_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_quatd_normalize_batch: aether_out[i] = aether_quatd_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_normalize_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3f_cross_batch: out[i] = aether_vec3f_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3f_cross_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_vec3f_cross_batch: aether_out[i] = aether_vec3f_cross(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_cross_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_vec3d_cross_batch: out[i] = aether_vec3d_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_vec3d_cross_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_vec3d_cross_batch: aether_out[i] = aether_vec3d_cross(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_cross_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatf_mul_batch: out[i] = aether_quatf_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatf_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_quatf_mul_batch: aether_out[i] = aether_quatf_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatd_mul_batch: out[i] = aether_quatd_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatd_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_quatd_mul_batch: aether_out[i] = aether_quatd_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatf_conjugate_batch: out[i] = aether_quatf_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatf_conjugate_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_quatf_conjugate_batch: aether_out[i] = aether_quatf_conjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_conjugate_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatd_conjugate_batch: out[i] = aether_quatd_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatd_conjugate_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_quatd_conjugate_batch: aether_out[i] = aether_quatd_conjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_conjugate_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatf_rotate_batch: out[i] = aether_quatf_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatf_rotate_batch(const float *q, const float *v, float *out, size_t n, cudaStream_t stream);
+/* aether_quatf_rotate_batch: aether_out[i] = aether_quatf_rotate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_rotate_batch(const float *q, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatd_rotate_batch: out[i] = aether_quatd_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatd_rotate_batch(const double *q, const double *v, double *out, size_t n, cudaStream_t stream);
+/* aether_quatd_rotate_batch: aether_out[i] = aether_quatd_rotate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_rotate_batch(const double *q, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_mul_vec_batch: out[i] = aether_mat2f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_mul_vec_batch(const float *m, const float *v, float *out, size_t n, cudaStream_t stream);
+/* aether_mat2f_mul_vec_batch: aether_out[i] = aether_mat2f_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_mul_vec_batch(const float *m, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_mul_vec_batch: out[i] = aether_mat2d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_mul_vec_batch(const double *m, const double *v, double *out, size_t n, cudaStream_t stream);
+/* aether_mat2d_mul_vec_batch: aether_out[i] = aether_mat2d_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_mul_vec_batch(const double *m, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_mul_vec_batch: out[i] = aether_mat3f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_mul_vec_batch(const float *m, const float *v, float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_mul_vec_batch: aether_out[i] = aether_mat3f_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_mul_vec_batch(const float *m, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_mul_vec_batch: out[i] = aether_mat3d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_mul_vec_batch(const double *m, const double *v, double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_mul_vec_batch: aether_out[i] = aether_mat3d_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_mul_vec_batch(const double *m, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_mul_vec_batch: out[i] = aether_mat4f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_mul_vec_batch(const float *m, const float *v, float *out, size_t n, cudaStream_t stream);
+/* aether_mat4f_mul_vec_batch: aether_out[i] = aether_mat4f_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_mul_vec_batch(const float *m, const float *v, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_mul_vec_batch: out[i] = aether_mat4d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_mul_vec_batch(const double *m, const double *v, double *out, size_t n, cudaStream_t stream);
+/* aether_mat4d_mul_vec_batch: aether_out[i] = aether_mat4d_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_mul_vec_batch(const double *m, const double *v, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_mul_batch: out[i] = aether_mat2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_mat2f_mul_batch: aether_out[i] = aether_mat2f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_mul_batch: out[i] = aether_mat2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_mat2d_mul_batch: aether_out[i] = aether_mat2d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_mul_batch: out[i] = aether_mat3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_mul_batch: aether_out[i] = aether_mat3f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_mul_batch: out[i] = aether_mat3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_mul_batch: aether_out[i] = aether_mat3d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_mul_batch: out[i] = aether_mat4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_mul_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_mat4f_mul_batch: aether_out[i] = aether_mat4f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_mul_batch: out[i] = aether_mat4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_mul_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_mat4d_mul_batch: aether_out[i] = aether_mat4d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_mul_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_transpose_batch: out[i] = aether_mat2f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_transpose_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat2f_transpose_batch: aether_out[i] = aether_mat2f_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_transpose_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_transpose_batch: out[i] = aether_mat2d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_transpose_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat2d_transpose_batch: aether_out[i] = aether_mat2d_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_transpose_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_transpose_batch: out[i] = aether_mat3f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_transpose_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_transpose_batch: aether_out[i] = aether_mat3f_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_transpose_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_transpose_batch: out[i] = aether_mat3d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_transpose_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_transpose_batch: aether_out[i] = aether_mat3d_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_transpose_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_transpose_batch: out[i] = aether_mat4f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_transpose_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat4f_transpose_batch: aether_out[i] = aether_mat4f_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_transpose_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_transpose_batch: out[i] = aether_mat4d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_transpose_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat4d_transpose_batch: aether_out[i] = aether_mat4d_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_transpose_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_identity_batch: out[i] = aether_mat2f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_identity_batch(float *out, size_t n, cudaStream_t stream);
+/* aether_mat2f_identity_batch: aether_out[i] = aether_mat2f_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_identity_batch(float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_identity_batch: out[i] = aether_mat2d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_identity_batch(double *out, size_t n, cudaStream_t stream);
+/* aether_mat2d_identity_batch: aether_out[i] = aether_mat2d_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_identity_batch(double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_identity_batch: out[i] = aether_mat3f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_identity_batch(float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_identity_batch: aether_out[i] = aether_mat3f_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_identity_batch(float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_identity_batch: out[i] = aether_mat3d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_identity_batch(double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_identity_batch: aether_out[i] = aether_mat3d_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_identity_batch(double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_identity_batch: out[i] = aether_mat4f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_identity_batch(float *out, size_t n, cudaStream_t stream);
+/* aether_mat4f_identity_batch: aether_out[i] = aether_mat4f_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_identity_batch(float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_identity_batch: out[i] = aether_mat4d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_identity_batch(double *out, size_t n, cudaStream_t stream);
+/* aether_mat4d_identity_batch: aether_out[i] = aether_mat4d_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_identity_batch(double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_dot_batch: out[i] = aether_mat2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_mat2f_dot_batch: aether_out[i] = aether_mat2f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_dot_batch: out[i] = aether_mat2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_mat2d_dot_batch: aether_out[i] = aether_mat2d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_dot_batch: out[i] = aether_mat3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_dot_batch: aether_out[i] = aether_mat3f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_dot_batch: out[i] = aether_mat3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_dot_batch: aether_out[i] = aether_mat3d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_dot_batch: out[i] = aether_mat4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_dot_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_mat4f_dot_batch: aether_out[i] = aether_mat4f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_dot_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_dot_batch: out[i] = aether_mat4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_dot_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_mat4d_dot_batch: aether_out[i] = aether_mat4d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_dot_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_determinant_batch: out[i] = aether_mat2f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_determinant_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat2f_determinant_batch: aether_out[i] = aether_mat2f_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_determinant_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_determinant_batch: out[i] = aether_mat2d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_determinant_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat2d_determinant_batch: aether_out[i] = aether_mat2d_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_determinant_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_determinant_batch: out[i] = aether_mat3f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_determinant_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_determinant_batch: aether_out[i] = aether_mat3f_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_determinant_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_determinant_batch: out[i] = aether_mat3d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_determinant_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_determinant_batch: aether_out[i] = aether_mat3d_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_determinant_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_determinant_batch: out[i] = aether_mat4f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_determinant_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat4f_determinant_batch: aether_out[i] = aether_mat4f_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_determinant_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_determinant_batch: out[i] = aether_mat4d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_determinant_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat4d_determinant_batch: aether_out[i] = aether_mat4d_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_determinant_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_inverse_adjugate_batch: out[i] = aether_mat2f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat2f_inverse_adjugate_batch: aether_out[i] = aether_mat2f_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_inverse_adjugate_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_inverse_adjugate_batch: out[i] = aether_mat2d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat2d_inverse_adjugate_batch: aether_out[i] = aether_mat2d_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_inverse_adjugate_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_inverse_adjugate_batch: out[i] = aether_mat3f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_inverse_adjugate_batch: aether_out[i] = aether_mat3f_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_inverse_adjugate_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_inverse_adjugate_batch: out[i] = aether_mat3d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_inverse_adjugate_batch: aether_out[i] = aether_mat3d_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_inverse_adjugate_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_inverse_adjugate_batch: out[i] = aether_mat4f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_inverse_adjugate_batch(const float *m, float *out, size_t n, cudaStream_t stream);
+/* aether_mat4f_inverse_adjugate_batch: aether_out[i] = aether_mat4f_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_inverse_adjugate_batch(const float *m, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_inverse_adjugate_batch: out[i] = aether_mat4d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_inverse_adjugate_batch(const double *m, double *out, size_t n, cudaStream_t stream);
+/* aether_mat4d_inverse_adjugate_batch: aether_out[i] = aether_mat4d_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_inverse_adjugate_batch(const double *m, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_two_sum_err_batch: out[i] = aether_f32_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_two_sum_err_batch(const float *a, const float *b, const float *s, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_two_sum_err_batch: aether_out[i] = aether_f32_two_sum_err(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_two_sum_err_batch(const float *a, const float *b, const float *s, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_two_sum_err_batch: out[i] = aether_f64_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_two_sum_err_batch(const double *a, const double *b, const double *s, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_two_sum_err_batch: aether_out[i] = aether_f64_two_sum_err(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_two_sum_err_batch(const double *a, const double *b, const double *s, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_two_sum_batch: out[i] = aether_f32_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_two_sum_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_two_sum_batch: aether_out[i] = aether_f32_two_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_two_sum_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_two_sum_batch: out[i] = aether_f64_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_two_sum_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_two_sum_batch: aether_out[i] = aether_f64_two_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_two_sum_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_pairf_neumaier_add_batch: out[i] = aether_pairf_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_pairf_neumaier_add_batch(const float *p, const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_pairf_neumaier_add_batch: aether_out[i] = aether_pairf_neumaier_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_pairf_neumaier_add_batch(const float *p, const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_paird_neumaier_add_batch: out[i] = aether_paird_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_paird_neumaier_add_batch(const double *p, const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_paird_neumaier_add_batch: aether_out[i] = aether_paird_neumaier_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_paird_neumaier_add_batch(const double *p, const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_pairf_combine_batch: out[i] = aether_pairf_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_pairf_combine_batch(const float *a, const float *b, float *out, size_t n, cudaStream_t stream);
+/* aether_pairf_combine_batch: aether_out[i] = aether_pairf_combine(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_pairf_combine_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_paird_combine_batch: out[i] = aether_paird_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_paird_combine_batch(const double *a, const double *b, double *out, size_t n, cudaStream_t stream);
+/* aether_paird_combine_batch: aether_out[i] = aether_paird_combine(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_paird_combine_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_pairf_value_batch: out[i] = aether_pairf_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_pairf_value_batch(const float *p, float *out, size_t n, cudaStream_t stream);
+/* aether_pairf_value_batch: aether_out[i] = aether_pairf_value(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_pairf_value_batch(const float *p, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_paird_value_batch: out[i] = aether_paird_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_paird_value_batch(const double *p, double *out, size_t n, cudaStream_t stream);
+/* aether_paird_value_batch: aether_out[i] = aether_paird_value(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_paird_value_batch(const double *p, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_sin_poly_batch: out[i] = aether_f32_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_sin_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_sin_poly_batch: aether_out[i] = aether_f32_sin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_sin_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_sin_poly_batch: out[i] = aether_f64_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_sin_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_sin_poly_batch: aether_out[i] = aether_f64_sin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_sin_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_cos_poly_batch: out[i] = aether_f32_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_cos_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_cos_poly_batch: aether_out[i] = aether_f32_cos_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_cos_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_cos_poly_batch: out[i] = aether_f64_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_cos_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_cos_poly_batch: aether_out[i] = aether_f64_cos_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_cos_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_tan_poly_batch: out[i] = aether_f32_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_tan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_tan_poly_batch: aether_out[i] = aether_f32_tan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_tan_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_tan_poly_batch: out[i] = aether_f64_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_tan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_tan_poly_batch: aether_out[i] = aether_f64_tan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_tan_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_atan_poly_batch: out[i] = aether_f32_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_atan_poly_batch(const float *u, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_atan_poly_batch: aether_out[i] = aether_f32_atan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_atan_poly_batch(const float *u, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_atan_poly_batch: out[i] = aether_f64_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_atan_poly_batch(const double *u, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_atan_poly_batch: aether_out[i] = aether_f64_atan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_atan_poly_batch(const double *u, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_asin_poly_batch: out[i] = aether_f32_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_asin_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_asin_poly_batch: aether_out[i] = aether_f32_asin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_asin_poly_batch(const float *z, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_asin_poly_batch: out[i] = aether_f64_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_asin_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_asin_poly_batch: aether_out[i] = aether_f64_asin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_asin_poly_batch(const double *z, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_exp_poly_batch: out[i] = aether_f32_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_exp_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_exp_poly_batch: aether_out[i] = aether_f32_exp_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_exp_poly_batch(const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_exp_poly_batch: out[i] = aether_f64_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_exp_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_exp_poly_batch: aether_out[i] = aether_f64_exp_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_exp_poly_batch(const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_exp2_poly_batch: out[i] = aether_f32_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_exp2_poly_batch(const float *r, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_exp2_poly_batch: aether_out[i] = aether_f32_exp2_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_exp2_poly_batch(const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_exp2_poly_batch: out[i] = aether_f64_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_exp2_poly_batch(const double *r, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_exp2_poly_batch: aether_out[i] = aether_f64_exp2_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_exp2_poly_batch(const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_log_poly_batch: out[i] = aether_f32_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_log_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_log_poly_batch: aether_out[i] = aether_f32_log_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_log_poly_batch(const float *z, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_log_poly_batch: out[i] = aether_f64_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_log_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_log_poly_batch: aether_out[i] = aether_f64_log_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_log_poly_batch(const double *z, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_pow_poly_batch: out[i] = aether_f32_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_pow_poly_batch(const float *z, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_pow_poly_batch: aether_out[i] = aether_f32_pow_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_pow_poly_batch(const float *z, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_pow_poly_batch: out[i] = aether_f64_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_pow_poly_batch(const double *z, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_pow_poly_batch: aether_out[i] = aether_f64_pow_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_pow_poly_batch(const double *z, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_sincos_batch: out[i] = aether_f32_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_sincos_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_sincos_batch: aether_out[i] = aether_f32_sincos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_sincos_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_sincos_batch: out[i] = aether_f64_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_sincos_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_sincos_batch: aether_out[i] = aether_f64_sincos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_sincos_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_sin_batch: out[i] = aether_f32_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_sin_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_sin_batch: aether_out[i] = aether_f32_sin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_sin_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_sin_batch: out[i] = aether_f64_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_sin_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_sin_batch: aether_out[i] = aether_f64_sin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_sin_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_cos_batch: out[i] = aether_f32_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_cos_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_cos_batch: aether_out[i] = aether_f32_cos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_cos_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_cos_batch: out[i] = aether_f64_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_cos_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_cos_batch: aether_out[i] = aether_f64_cos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_cos_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_atan_batch: out[i] = aether_f32_atan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_atan_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_atan_batch: aether_out[i] = aether_f32_atan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_atan_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_atan_batch: out[i] = aether_f64_atan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_atan_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_atan_batch: aether_out[i] = aether_f64_atan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_atan_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_atan2_batch: out[i] = aether_f32_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_atan2_batch(const float *y, const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_atan2_batch: aether_out[i] = aether_f32_atan2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_atan2_batch(const float *y, const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_atan2_batch: out[i] = aether_f64_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_atan2_batch(const double *y, const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_atan2_batch: aether_out[i] = aether_f64_atan2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_atan2_batch(const double *y, const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_exp_batch: out[i] = aether_f32_exp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_exp_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_exp_batch: aether_out[i] = aether_f32_exp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_exp_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_exp_batch: out[i] = aether_f64_exp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_exp_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_exp_batch: aether_out[i] = aether_f64_exp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_exp_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_log_batch: out[i] = aether_f32_log(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_log_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_log_batch: aether_out[i] = aether_f32_log(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_log_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_log_batch: out[i] = aether_f64_log(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_log_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_log_batch: aether_out[i] = aether_f64_log(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_log_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_exp2_batch: out[i] = aether_f32_exp2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_exp2_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_exp2_batch: aether_out[i] = aether_f32_exp2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_exp2_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_exp2_batch: out[i] = aether_f64_exp2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_exp2_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_exp2_batch: aether_out[i] = aether_f64_exp2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_exp2_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_log2_batch: out[i] = aether_f32_log2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_log2_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_log2_batch: aether_out[i] = aether_f32_log2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_log2_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_log2_batch: out[i] = aether_f64_log2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_log2_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_log2_batch: aether_out[i] = aether_f64_log2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_log2_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_pow_batch: out[i] = aether_f32_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_pow_batch(const float *x, const float *y, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_pow_batch: aether_out[i] = aether_f32_pow(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_pow_batch(const float *x, const float *y, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_pow_batch: out[i] = aether_f64_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_pow_batch(const double *x, const double *y, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_pow_batch: aether_out[i] = aether_f64_pow(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_pow_batch(const double *x, const double *y, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_tan_batch(const float *a, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_tan_batch: aether_out[i] = aether_f32_tan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_tan_batch(const float *a, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_tan_batch: out[i] = aether_f64_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_tan_batch(const double *a, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_tan_batch: aether_out[i] = aether_f64_tan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_tan_batch(const double *a, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_asin_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_asin_batch: aether_out[i] = aether_f32_asin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_asin_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_asin_batch: out[i] = aether_f64_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_asin_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_asin_batch: aether_out[i] = aether_f64_asin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_asin_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_acos_batch: out[i] = aether_f32_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_acos_batch(const float *x, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_acos_batch: aether_out[i] = aether_f32_acos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_acos_batch(const float *x, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_acos_batch: out[i] = aether_f64_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_acos_batch(const double *x, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_acos_batch: aether_out[i] = aether_f64_acos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_acos_batch(const double *x, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatf_from_axis_angle_batch(const float *axis, const float *angle, float *out, size_t n, cudaStream_t stream);
+/* aether_quatf_from_axis_angle_batch: aether_out[i] = aether_quatf_from_axis_angle(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_from_axis_angle_batch(const float *axis, const float *angle, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatd_from_axis_angle_batch: out[i] = aether_quatd_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatd_from_axis_angle_batch(const double *axis, const double *angle, double *out, size_t n, cudaStream_t stream);
+/* aether_quatd_from_axis_angle_batch: aether_out[i] = aether_quatd_from_axis_angle(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_from_axis_angle_batch(const double *axis, const double *angle, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_from_euler_xyz_batch: out[i] = aether_mat3f_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_from_euler_xyz_batch(const float *ax, const float *ay, const float *az, float *out, size_t n, cudaStream_t stream);
+/* aether_mat3f_from_euler_xyz_batch: aether_out[i] = aether_mat3f_from_euler_xyz(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_from_euler_xyz_batch(const float *ax, const float *ay, const float *az, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_from_euler_xyz_batch: out[i] = aether_mat3d_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_from_euler_xyz_batch(const double *ax, const double *ay, const double *az, double *out, size_t n, cudaStream_t stream);
+/* aether_mat3d_from_euler_xyz_batch: aether_out[i] = aether_mat3d_from_euler_xyz(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_from_euler_xyz_batch(const double *ax, const double *ay, const double *az, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatf_slerp_batch: out[i] = aether_quatf_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatf_slerp_batch(const float *a, const float *b, const float *t, float *out, size_t n, cudaStream_t stream);
+/* aether_quatf_slerp_batch: aether_out[i] = aether_quatf_slerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatf_slerp_batch(const float *a, const float *b, const float *t, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_quatd_slerp_batch: out[i] = aether_quatd_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_quatd_slerp_batch(const double *a, const double *b, const double *t, double *out, size_t n, cudaStream_t stream);
+/* aether_quatd_slerp_batch: aether_out[i] = aether_quatd_slerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_quatd_slerp_batch(const double *a, const double *b, const double *t, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_jacobi_rotation_batch(const float *app, const float *aqq, const float *apq, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_jacobi_rotation_batch: aether_out[i] = aether_f32_jacobi_rotation(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_jacobi_rotation_batch(const float *app, const float *aqq, const float *apq, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_jacobi_rotation_batch: out[i] = aether_f64_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_jacobi_rotation_batch(const double *app, const double *aqq, const double *apq, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_jacobi_rotation_batch: aether_out[i] = aether_f64_jacobi_rotation(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_jacobi_rotation_batch(const double *app, const double *aqq, const double *apq, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_jacobi_update_batch: out[i] = aether_f32_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_jacobi_update_batch(const float *g, const float *h, const float *r, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_jacobi_update_batch: aether_out[i] = aether_f32_jacobi_update(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_jacobi_update_batch(const float *g, const float *h, const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_jacobi_update_batch: out[i] = aether_f64_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_jacobi_update_batch(const double *g, const double *h, const double *r, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_jacobi_update_batch: aether_out[i] = aether_f64_jacobi_update(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_jacobi_update_batch(const double *g, const double *h, const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_jacobi_diag_batch: out[i] = aether_f32_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f32_jacobi_diag_batch(const float *app, const float *aqq, const float *apq, const float *r, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_jacobi_diag_batch: aether_out[i] = aether_f32_jacobi_diag(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f32_jacobi_diag_batch(const float *app, const float *aqq, const float *apq, const float *r, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_jacobi_diag_batch: out[i] = aether_f64_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_f64_jacobi_diag_batch(const double *app, const double *aqq, const double *apq, const double *r, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_jacobi_diag_batch: aether_out[i] = aether_f64_jacobi_diag(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_f64_jacobi_diag_batch(const double *app, const double *aqq, const double *apq, const double *r, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_sum_array_rows_batch: out[i] = aether_f32_sum_array(row i, len) for every row i < n, row i of each array at [i * len, (i + 1) * len); one warp per row (the warp tree), the bits of the host's aether_f32_sum_array. */
-int aether_f32_sum_array_rows_batch(const float *x, size_t len, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_sum_array_rows_batch: aether_out[i] = aether_f32_sum_array(row i, aether_len) for every row i < aether_n, row i of each array at [i * aether_len, (i + 1) * aether_len); one warp per row (the warp tree), the bits of the host's aether_f32_sum_array. */
+int aether_f32_sum_array_rows_batch(const float *x, size_t aether_len, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_sum_array_rows_batch: out[i] = aether_f64_sum_array(row i, len) for every row i < n, row i of each array at [i * len, (i + 1) * len); one warp per row (the warp tree), the bits of the host's aether_f64_sum_array. */
-int aether_f64_sum_array_rows_batch(const double *x, size_t len, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_sum_array_rows_batch: aether_out[i] = aether_f64_sum_array(row i, aether_len) for every row i < aether_n, row i of each array at [i * aether_len, (i + 1) * aether_len); one warp per row (the warp tree), the bits of the host's aether_f64_sum_array. */
+int aether_f64_sum_array_rows_batch(const double *x, size_t aether_len, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f32_dot_array_rows_batch: out[i] = aether_f32_dot_array(row i, len) for every row i < n, row i of each array at [i * len, (i + 1) * len); one warp per row (the warp tree), the bits of the host's aether_f32_dot_array. */
-int aether_f32_dot_array_rows_batch(const float *a, const float *b, size_t len, float *out, size_t n, cudaStream_t stream);
+/* aether_f32_dot_array_rows_batch: aether_out[i] = aether_f32_dot_array(row i, aether_len) for every row i < aether_n, row i of each array at [i * aether_len, (i + 1) * aether_len); one warp per row (the warp tree), the bits of the host's aether_f32_dot_array. */
+int aether_f32_dot_array_rows_batch(const float *a, const float *b, size_t aether_len, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_f64_dot_array_rows_batch: out[i] = aether_f64_dot_array(row i, len) for every row i < n, row i of each array at [i * len, (i + 1) * len); one warp per row (the warp tree), the bits of the host's aether_f64_dot_array. */
-int aether_f64_dot_array_rows_batch(const double *a, const double *b, size_t len, double *out, size_t n, cudaStream_t stream);
+/* aether_f64_dot_array_rows_batch: aether_out[i] = aether_f64_dot_array(row i, aether_len) for every row i < aether_n, row i of each array at [i * aether_len, (i + 1) * aether_len); one warp per row (the warp tree), the bits of the host's aether_f64_dot_array. */
+int aether_f64_dot_array_rows_batch(const double *a, const double *b, size_t aether_len, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2f_lu (LU with partial pivoting) of a, then aether_mat2f_lu_solve; info[i] is aether_mat2f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat2f_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2f_lu (LU with partial pivoting) of a, then aether_mat2f_lu_solve; info[i] is aether_mat2f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2d_lu (LU with partial pivoting) of a, then aether_mat2d_lu_solve; info[i] is aether_mat2d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat2d_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2d_lu (LU with partial pivoting) of a, then aether_mat2d_lu_solve; info[i] is aether_mat2d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3f_lu (LU with partial pivoting) of a, then aether_mat3f_lu_solve; info[i] is aether_mat3f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat3f_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3f_lu (LU with partial pivoting) of a, then aether_mat3f_lu_solve; info[i] is aether_mat3f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3d_lu (LU with partial pivoting) of a, then aether_mat3d_lu_solve; info[i] is aether_mat3d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat3d_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3d_lu (LU with partial pivoting) of a, then aether_mat3d_lu_solve; info[i] is aether_mat3d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4f_lu (LU with partial pivoting) of a, then aether_mat4f_lu_solve; info[i] is aether_mat4f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat4f_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4f_lu (LU with partial pivoting) of a, then aether_mat4f_lu_solve; info[i] is aether_mat4f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_lu_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4d_lu (LU with partial pivoting) of a, then aether_mat4d_lu_solve; info[i] is aether_mat4d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat4d_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4d_lu (LU with partial pivoting) of a, then aether_mat4d_lu_solve; info[i] is aether_mat4d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_lu_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2f_cholesky (Cholesky) of a, then aether_mat2f_cholesky_solve; info[i] is aether_mat2f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat2f_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2f_cholesky (Cholesky) of a, then aether_mat2f_cholesky_solve; info[i] is aether_mat2f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat2d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2d_cholesky (Cholesky) of a, then aether_mat2d_cholesky_solve; info[i] is aether_mat2d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat2d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat2d_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2d_cholesky (Cholesky) of a, then aether_mat2d_cholesky_solve; info[i] is aether_mat2d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat2d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3f_cholesky (Cholesky) of a, then aether_mat3f_cholesky_solve; info[i] is aether_mat3f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat3f_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3f_cholesky (Cholesky) of a, then aether_mat3f_cholesky_solve; info[i] is aether_mat3f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat3d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3d_cholesky (Cholesky) of a, then aether_mat3d_cholesky_solve; info[i] is aether_mat3d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat3d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat3d_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3d_cholesky (Cholesky) of a, then aether_mat3d_cholesky_solve; info[i] is aether_mat3d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat3d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4f_cholesky (Cholesky) of a, then aether_mat4f_cholesky_solve; info[i] is aether_mat4f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat4f_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4f_cholesky (Cholesky) of a, then aether_mat4f_cholesky_solve; info[i] is aether_mat4f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4f_cholesky_solve_batch(const float *a, const float *b, float *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
-/* aether_mat4d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4d_cholesky (Cholesky) of a, then aether_mat4d_cholesky_solve; info[i] is aether_mat4d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-int aether_mat4d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t n, cudaStream_t stream);
+/* aether_mat4d_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4d_cholesky (Cholesky) of a, then aether_mat4d_cholesky_solve; info[i] is aether_mat4d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_mat4d_cholesky_solve_batch(const double *a, const double *b, double *x, int *info, size_t aether_n, cudaStream_t aether_stream);
 
 #ifdef __cplusplus
 }

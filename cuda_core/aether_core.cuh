@@ -574,14 +574,14 @@ AETHER_HD inline aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float
 AETHER_HD inline aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
 AETHER_HD inline aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32]);
 AETHER_HD inline aether_paird aether_paird_reduce32(const aether_paird lanes[32]);
-AETHER_HD inline void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n);
-AETHER_HD inline void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n);
-AETHER_HD inline void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n);
-AETHER_HD inline void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n);
-AETHER_HD inline float aether_f32_sum_array(const float *x, size_t n);
-AETHER_HD inline double aether_f64_sum_array(const double *x, size_t n);
-AETHER_HD inline float aether_f32_dot_array(const float *a, const float *b, size_t n);
-AETHER_HD inline double aether_f64_dot_array(const double *a, const double *b, size_t n);
+AETHER_HD inline void aether_f32_lanes_sum(aether_pairf aether_lanes[32], size_t aether_first, const float *x, size_t aether_n);
+AETHER_HD inline void aether_f64_lanes_sum(aether_paird aether_lanes[32], size_t aether_first, const double *x, size_t aether_n);
+AETHER_HD inline void aether_f32_lanes_dot(aether_pairf aether_lanes[32], size_t aether_first, const float *a, const float *b, size_t aether_n);
+AETHER_HD inline void aether_f64_lanes_dot(aether_paird aether_lanes[32], size_t aether_first, const double *a, const double *b, size_t aether_n);
+AETHER_HD inline float aether_f32_sum_array(const float *x, size_t aether_n);
+AETHER_HD inline double aether_f64_sum_array(const double *x, size_t aether_n);
+AETHER_HD inline float aether_f32_dot_array(const float *a, const float *b, size_t aether_n);
+AETHER_HD inline double aether_f64_dot_array(const double *a, const double *b, size_t aether_n);
 AETHER_HD inline void aether_f32_plane_add(float *value, float *comp, size_t element, float term);
 AETHER_HD inline void aether_f64_plane_add(double *value, double *comp, size_t element, double term);
 AETHER_HD inline void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term);
@@ -1685,432 +1685,432 @@ AETHER_HD inline double aether_f64_sign(double a)
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_add_f32(a.x, b.x);
-    out.y = aether_add_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_add_f32(a.x, b.x);
+    aether_out.y = aether_add_f32(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec2d_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_add_f64(a.x, b.x);
-    out.y = aether_add_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_add_f64(a.x, b.x);
+    aether_out.y = aether_add_f64(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_add_f32(a.x, b.x);
-    out.y = aether_add_f32(a.y, b.y);
-    out.z = aether_add_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_add_f32(a.x, b.x);
+    aether_out.y = aether_add_f32(a.y, b.y);
+    aether_out.z = aether_add_f32(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec3d_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_add_f64(a.x, b.x);
-    out.y = aether_add_f64(a.y, b.y);
-    out.z = aether_add_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_add_f64(a.x, b.x);
+    aether_out.y = aether_add_f64(a.y, b.y);
+    aether_out.z = aether_add_f64(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       out.w = (a.w + b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       aether_out.w = (a.w + b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_add_f32(a.x, b.x);
-    out.y = aether_add_f32(a.y, b.y);
-    out.z = aether_add_f32(a.z, b.z);
-    out.w = aether_add_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_add_f32(a.x, b.x);
+    aether_out.y = aether_add_f32(a.y, b.y);
+    aether_out.z = aether_add_f32(a.z, b.z);
+    aether_out.w = aether_add_f32(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec4d_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       out.w = (a.w + b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       aether_out.w = (a.w + b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_add_f64(a.x, b.x);
-    out.y = aether_add_f64(a.y, b.y);
-    out.z = aether_add_f64(a.z, b.z);
-    out.w = aether_add_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_add_f64(a.x, b.x);
+    aether_out.y = aether_add_f64(a.y, b.y);
+    aether_out.z = aether_add_f64(a.z, b.z);
+    aether_out.w = aether_add_f64(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_sub_f32(a.x, b.x);
-    out.y = aether_sub_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_sub_f32(a.x, b.x);
+    aether_out.y = aether_sub_f32(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec2d_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_sub_f64(a.x, b.x);
-    out.y = aether_sub_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_sub_f64(a.x, b.x);
+    aether_out.y = aether_sub_f64(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_sub_f32(a.x, b.x);
-    out.y = aether_sub_f32(a.y, b.y);
-    out.z = aether_sub_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_sub_f32(a.x, b.x);
+    aether_out.y = aether_sub_f32(a.y, b.y);
+    aether_out.z = aether_sub_f32(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec3d_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_sub_f64(a.x, b.x);
-    out.y = aether_sub_f64(a.y, b.y);
-    out.z = aether_sub_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_sub_f64(a.x, b.x);
+    aether_out.y = aether_sub_f64(a.y, b.y);
+    aether_out.z = aether_sub_f64(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       out.w = (a.w - b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       aether_out.w = (a.w - b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_sub_f32(a.x, b.x);
-    out.y = aether_sub_f32(a.y, b.y);
-    out.z = aether_sub_f32(a.z, b.z);
-    out.w = aether_sub_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_sub_f32(a.x, b.x);
+    aether_out.y = aether_sub_f32(a.y, b.y);
+    aether_out.z = aether_sub_f32(a.z, b.z);
+    aether_out.w = aether_sub_f32(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec4d_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       out.w = (a.w - b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       aether_out.w = (a.w - b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_sub_f64(a.x, b.x);
-    out.y = aether_sub_f64(a.y, b.y);
-    out.z = aether_sub_f64(a.z, b.z);
-    out.w = aether_sub_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_sub_f64(a.x, b.x);
+    aether_out.y = aether_sub_f64(a.y, b.y);
+    aether_out.z = aether_sub_f64(a.z, b.z);
+    aether_out.w = aether_sub_f64(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_mul_f32(a.x, b.x);
-    out.y = aether_mul_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_mul_f32(a.x, b.x);
+    aether_out.y = aether_mul_f32(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec2d_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_mul_f64(a.x, b.x);
-    out.y = aether_mul_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_mul_f64(a.x, b.x);
+    aether_out.y = aether_mul_f64(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_mul_f32(a.x, b.x);
-    out.y = aether_mul_f32(a.y, b.y);
-    out.z = aether_mul_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_mul_f32(a.x, b.x);
+    aether_out.y = aether_mul_f32(a.y, b.y);
+    aether_out.z = aether_mul_f32(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec3d_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_mul_f64(a.x, b.x);
-    out.y = aether_mul_f64(a.y, b.y);
-    out.z = aether_mul_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_mul_f64(a.x, b.x);
+    aether_out.y = aether_mul_f64(a.y, b.y);
+    aether_out.z = aether_mul_f64(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       out.w = (a.w * b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       aether_out.w = (a.w * b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_mul_f32(a.x, b.x);
-    out.y = aether_mul_f32(a.y, b.y);
-    out.z = aether_mul_f32(a.z, b.z);
-    out.w = aether_mul_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_mul_f32(a.x, b.x);
+    aether_out.y = aether_mul_f32(a.y, b.y);
+    aether_out.z = aether_mul_f32(a.z, b.z);
+    aether_out.w = aether_mul_f32(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec4d_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       out.w = (a.w * b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       aether_out.w = (a.w * b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_mul_f64(a.x, b.x);
-    out.y = aether_mul_f64(a.y, b.y);
-    out.z = aether_mul_f64(a.z, b.z);
-    out.w = aether_mul_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_mul_f64(a.x, b.x);
+    aether_out.y = aether_mul_f64(a.y, b.y);
+    aether_out.z = aether_mul_f64(a.z, b.z);
+    aether_out.w = aether_mul_f64(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
 {
-    aether_vec2f out;
-    out.x = aether_mul_f32(s, a.x);
-    out.y = aether_mul_f32(s, a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_mul_f32(s, a.x);
+    aether_out.y = aether_mul_f32(s, a.y);
+    return aether_out;
 }
 
 /* aether_vec2d_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
 {
-    aether_vec2d out;
-    out.x = aether_mul_f64(s, a.x);
-    out.y = aether_mul_f64(s, a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_mul_f64(s, a.x);
+    aether_out.y = aether_mul_f64(s, a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
 {
-    aether_vec3f out;
-    out.x = aether_mul_f32(s, a.x);
-    out.y = aether_mul_f32(s, a.y);
-    out.z = aether_mul_f32(s, a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_mul_f32(s, a.x);
+    aether_out.y = aether_mul_f32(s, a.y);
+    aether_out.z = aether_mul_f32(s, a.z);
+    return aether_out;
 }
 
 /* aether_vec3d_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
 {
-    aether_vec3d out;
-    out.x = aether_mul_f64(s, a.x);
-    out.y = aether_mul_f64(s, a.y);
-    out.z = aether_mul_f64(s, a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_mul_f64(s, a.x);
+    aether_out.y = aether_mul_f64(s, a.y);
+    aether_out.z = aether_mul_f64(s, a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       out.w = (s * a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       aether_out.w = (s * a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
 {
-    aether_vec4f out;
-    out.x = aether_mul_f32(s, a.x);
-    out.y = aether_mul_f32(s, a.y);
-    out.z = aether_mul_f32(s, a.z);
-    out.w = aether_mul_f32(s, a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_mul_f32(s, a.x);
+    aether_out.y = aether_mul_f32(s, a.y);
+    aether_out.z = aether_mul_f32(s, a.z);
+    aether_out.w = aether_mul_f32(s, a.w);
+    return aether_out;
 }
 
 /* aether_vec4d_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       out.w = (s * a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       aether_out.w = (s * a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
 {
-    aether_vec4d out;
-    out.x = aether_mul_f64(s, a.x);
-    out.y = aether_mul_f64(s, a.y);
-    out.z = aether_mul_f64(s, a.z);
-    out.w = aether_mul_f64(s, a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_mul_f64(s, a.x);
+    aether_out.y = aether_mul_f64(s, a.y);
+    aether_out.z = aether_mul_f64(s, a.z);
+    aether_out.w = aether_mul_f64(s, a.w);
+    return aether_out;
 }
 
 /* aether_vec2f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -2119,17 +2119,17 @@ AETHER_HD inline aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float r = (1.0f / s);
-       aether_vec2f out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
 {
     const float r = aether_div_f32(1.0f, s);
-    aether_vec2f out;
-    out.x = aether_mul_f32(r, a.x);
-    out.y = aether_mul_f32(r, a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_mul_f32(r, a.x);
+    aether_out.y = aether_mul_f32(r, a.y);
+    return aether_out;
 }
 
 /* aether_vec2d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -2138,17 +2138,17 @@ AETHER_HD inline aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double r = (1.0 / s);
-       aether_vec2d out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
 {
     const double r = aether_div_f64(1.0, s);
-    aether_vec2d out;
-    out.x = aether_mul_f64(r, a.x);
-    out.y = aether_mul_f64(r, a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_mul_f64(r, a.x);
+    aether_out.y = aether_mul_f64(r, a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -2157,19 +2157,19 @@ AETHER_HD inline aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float r = (1.0f / s);
-       aether_vec3f out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
 {
     const float r = aether_div_f32(1.0f, s);
-    aether_vec3f out;
-    out.x = aether_mul_f32(r, a.x);
-    out.y = aether_mul_f32(r, a.y);
-    out.z = aether_mul_f32(r, a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_mul_f32(r, a.x);
+    aether_out.y = aether_mul_f32(r, a.y);
+    aether_out.z = aether_mul_f32(r, a.z);
+    return aether_out;
 }
 
 /* aether_vec3d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -2178,19 +2178,19 @@ AETHER_HD inline aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double r = (1.0 / s);
-       aether_vec3d out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
 {
     const double r = aether_div_f64(1.0, s);
-    aether_vec3d out;
-    out.x = aether_mul_f64(r, a.x);
-    out.y = aether_mul_f64(r, a.y);
-    out.z = aether_mul_f64(r, a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_mul_f64(r, a.x);
+    aether_out.y = aether_mul_f64(r, a.y);
+    aether_out.z = aether_mul_f64(r, a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -2199,21 +2199,21 @@ AETHER_HD inline aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float r = (1.0f / s);
-       aether_vec4f out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       out.w = (r * a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       aether_out.w = (r * a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
 {
     const float r = aether_div_f32(1.0f, s);
-    aether_vec4f out;
-    out.x = aether_mul_f32(r, a.x);
-    out.y = aether_mul_f32(r, a.y);
-    out.z = aether_mul_f32(r, a.z);
-    out.w = aether_mul_f32(r, a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_mul_f32(r, a.x);
+    aether_out.y = aether_mul_f32(r, a.y);
+    aether_out.z = aether_mul_f32(r, a.z);
+    aether_out.w = aether_mul_f32(r, a.w);
+    return aether_out;
 }
 
 /* aether_vec4d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -2222,21 +2222,21 @@ AETHER_HD inline aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double r = (1.0 / s);
-       aether_vec4d out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       out.w = (r * a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       aether_out.w = (r * a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
 {
     const double r = aether_div_f64(1.0, s);
-    aether_vec4d out;
-    out.x = aether_mul_f64(r, a.x);
-    out.y = aether_mul_f64(r, a.y);
-    out.z = aether_mul_f64(r, a.z);
-    out.w = aether_mul_f64(r, a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_mul_f64(r, a.x);
+    aether_out.y = aether_mul_f64(r, a.y);
+    aether_out.z = aether_mul_f64(r, a.z);
+    aether_out.w = aether_mul_f64(r, a.w);
+    return aether_out;
 }
 
 /* aether_f32_neg: Negation spelled a * -1.
@@ -2263,108 +2263,108 @@ AETHER_HD inline double aether_f64_neg(double a)
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_neg(aether_vec2f a)
 {
-    aether_vec2f out;
-    out.x = aether_mul_f32(a.x, -1.0f);
-    out.y = aether_mul_f32(a.y, -1.0f);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_mul_f32(a.x, -1.0f);
+    aether_out.y = aether_mul_f32(a.y, -1.0f);
+    return aether_out;
 }
 
 /* aether_vec2d_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_neg(aether_vec2d a)
 {
-    aether_vec2d out;
-    out.x = aether_mul_f64(a.x, -1.0);
-    out.y = aether_mul_f64(a.y, -1.0);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_mul_f64(a.x, -1.0);
+    aether_out.y = aether_mul_f64(a.y, -1.0);
+    return aether_out;
 }
 
 /* aether_vec3f_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       out.z = (a.z * -1.0f);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       aether_out.z = (a.z * -1.0f);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_neg(aether_vec3f a)
 {
-    aether_vec3f out;
-    out.x = aether_mul_f32(a.x, -1.0f);
-    out.y = aether_mul_f32(a.y, -1.0f);
-    out.z = aether_mul_f32(a.z, -1.0f);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_mul_f32(a.x, -1.0f);
+    aether_out.y = aether_mul_f32(a.y, -1.0f);
+    aether_out.z = aether_mul_f32(a.z, -1.0f);
+    return aether_out;
 }
 
 /* aether_vec3d_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       out.z = (a.z * -1.0);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       aether_out.z = (a.z * -1.0);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_neg(aether_vec3d a)
 {
-    aether_vec3d out;
-    out.x = aether_mul_f64(a.x, -1.0);
-    out.y = aether_mul_f64(a.y, -1.0);
-    out.z = aether_mul_f64(a.z, -1.0);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_mul_f64(a.x, -1.0);
+    aether_out.y = aether_mul_f64(a.y, -1.0);
+    aether_out.z = aether_mul_f64(a.z, -1.0);
+    return aether_out;
 }
 
 /* aether_vec4f_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       out.z = (a.z * -1.0f);
-       out.w = (a.w * -1.0f);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       aether_out.z = (a.z * -1.0f);
+       aether_out.w = (a.w * -1.0f);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_neg(aether_vec4f a)
 {
-    aether_vec4f out;
-    out.x = aether_mul_f32(a.x, -1.0f);
-    out.y = aether_mul_f32(a.y, -1.0f);
-    out.z = aether_mul_f32(a.z, -1.0f);
-    out.w = aether_mul_f32(a.w, -1.0f);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_mul_f32(a.x, -1.0f);
+    aether_out.y = aether_mul_f32(a.y, -1.0f);
+    aether_out.z = aether_mul_f32(a.z, -1.0f);
+    aether_out.w = aether_mul_f32(a.w, -1.0f);
+    return aether_out;
 }
 
 /* aether_vec4d_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       out.z = (a.z * -1.0);
-       out.w = (a.w * -1.0);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       aether_out.z = (a.z * -1.0);
+       aether_out.w = (a.w * -1.0);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_neg(aether_vec4d a)
 {
-    aether_vec4d out;
-    out.x = aether_mul_f64(a.x, -1.0);
-    out.y = aether_mul_f64(a.y, -1.0);
-    out.z = aether_mul_f64(a.z, -1.0);
-    out.w = aether_mul_f64(a.w, -1.0);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_mul_f64(a.x, -1.0);
+    aether_out.y = aether_mul_f64(a.y, -1.0);
+    aether_out.z = aether_mul_f64(a.z, -1.0);
+    aether_out.w = aether_mul_f64(a.w, -1.0);
+    return aether_out;
 }
 
 /* aether_f32_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -2391,432 +2391,432 @@ AETHER_HD inline double aether_f64_abs(double a)
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = fabsf(a.x);
-       out.y = fabsf(a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = fabsf(a.x);
+       aether_out.y = fabsf(a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_abs(aether_vec2f a)
 {
-    aether_vec2f out;
-    out.x = fabsf(a.x);
-    out.y = fabsf(a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = fabsf(a.x);
+    aether_out.y = fabsf(a.y);
+    return aether_out;
 }
 
 /* aether_vec2d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = fabs(a.x);
-       out.y = fabs(a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = fabs(a.x);
+       aether_out.y = fabs(a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_abs(aether_vec2d a)
 {
-    aether_vec2d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = fabsf(a.x);
-       out.y = fabsf(a.y);
-       out.z = fabsf(a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = fabsf(a.x);
+       aether_out.y = fabsf(a.y);
+       aether_out.z = fabsf(a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_abs(aether_vec3f a)
 {
-    aether_vec3f out;
-    out.x = fabsf(a.x);
-    out.y = fabsf(a.y);
-    out.z = fabsf(a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = fabsf(a.x);
+    aether_out.y = fabsf(a.y);
+    aether_out.z = fabsf(a.z);
+    return aether_out;
 }
 
 /* aether_vec3d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = fabs(a.x);
-       out.y = fabs(a.y);
-       out.z = fabs(a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = fabs(a.x);
+       aether_out.y = fabs(a.y);
+       aether_out.z = fabs(a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_abs(aether_vec3d a)
 {
-    aether_vec3d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = fabsf(a.x);
-       out.y = fabsf(a.y);
-       out.z = fabsf(a.z);
-       out.w = fabsf(a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = fabsf(a.x);
+       aether_out.y = fabsf(a.y);
+       aether_out.z = fabsf(a.z);
+       aether_out.w = fabsf(a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_abs(aether_vec4f a)
 {
-    aether_vec4f out;
-    out.x = fabsf(a.x);
-    out.y = fabsf(a.y);
-    out.z = fabsf(a.z);
-    out.w = fabsf(a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = fabsf(a.x);
+    aether_out.y = fabsf(a.y);
+    aether_out.z = fabsf(a.z);
+    aether_out.w = fabsf(a.w);
+    return aether_out;
 }
 
 /* aether_vec4d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = fabs(a.x);
-       out.y = fabs(a.y);
-       out.z = fabs(a.z);
-       out.w = fabs(a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = fabs(a.x);
+       aether_out.y = fabs(a.y);
+       aether_out.z = fabs(a.z);
+       aether_out.w = fabs(a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_abs(aether_vec4d a)
 {
-    aether_vec4d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    out.w = fabs(a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    aether_out.w = fabs(a.w);
+    return aether_out;
 }
 
 /* aether_vec2f_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = aether_fmin_f32(a.x, b.x);
-       out.y = aether_fmin_f32(a.y, b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = aether_fmin_f32(a.x, b.x);
+       aether_out.y = aether_fmin_f32(a.y, b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec2d_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = aether_fmin_f64(a.x, b.x);
-       out.y = aether_fmin_f64(a.y, b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = aether_fmin_f64(a.x, b.x);
+       aether_out.y = aether_fmin_f64(a.y, b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = aether_fmin_f32(a.x, b.x);
-       out.y = aether_fmin_f32(a.y, b.y);
-       out.z = aether_fmin_f32(a.z, b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = aether_fmin_f32(a.x, b.x);
+       aether_out.y = aether_fmin_f32(a.y, b.y);
+       aether_out.z = aether_fmin_f32(a.z, b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec3d_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = aether_fmin_f64(a.x, b.x);
-       out.y = aether_fmin_f64(a.y, b.y);
-       out.z = aether_fmin_f64(a.z, b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = aether_fmin_f64(a.x, b.x);
+       aether_out.y = aether_fmin_f64(a.y, b.y);
+       aether_out.z = aether_fmin_f64(a.z, b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    out.z = aether_fmin_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    aether_out.z = aether_fmin_f64(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = aether_fmin_f32(a.x, b.x);
-       out.y = aether_fmin_f32(a.y, b.y);
-       out.z = aether_fmin_f32(a.z, b.z);
-       out.w = aether_fmin_f32(a.w, b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = aether_fmin_f32(a.x, b.x);
+       aether_out.y = aether_fmin_f32(a.y, b.y);
+       aether_out.z = aether_fmin_f32(a.z, b.z);
+       aether_out.w = aether_fmin_f32(a.w, b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    out.w = aether_fmin_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    aether_out.w = aether_fmin_f32(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec4d_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = aether_fmin_f64(a.x, b.x);
-       out.y = aether_fmin_f64(a.y, b.y);
-       out.z = aether_fmin_f64(a.z, b.z);
-       out.w = aether_fmin_f64(a.w, b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = aether_fmin_f64(a.x, b.x);
+       aether_out.y = aether_fmin_f64(a.y, b.y);
+       aether_out.z = aether_fmin_f64(a.z, b.z);
+       aether_out.w = aether_fmin_f64(a.w, b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    out.z = aether_fmin_f64(a.z, b.z);
-    out.w = aether_fmin_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    aether_out.z = aether_fmin_f64(a.z, b.z);
+    aether_out.w = aether_fmin_f64(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = aether_fmax_f32(a.x, b.x);
-       out.y = aether_fmax_f32(a.y, b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = aether_fmax_f32(a.x, b.x);
+       aether_out.y = aether_fmax_f32(a.y, b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec2d_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = aether_fmax_f64(a.x, b.x);
-       out.y = aether_fmax_f64(a.y, b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = aether_fmax_f64(a.x, b.x);
+       aether_out.y = aether_fmax_f64(a.y, b.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = aether_fmax_f32(a.x, b.x);
-       out.y = aether_fmax_f32(a.y, b.y);
-       out.z = aether_fmax_f32(a.z, b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = aether_fmax_f32(a.x, b.x);
+       aether_out.y = aether_fmax_f32(a.y, b.y);
+       aether_out.z = aether_fmax_f32(a.z, b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec3d_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = aether_fmax_f64(a.x, b.x);
-       out.y = aether_fmax_f64(a.y, b.y);
-       out.z = aether_fmax_f64(a.z, b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = aether_fmax_f64(a.x, b.x);
+       aether_out.y = aether_fmax_f64(a.y, b.y);
+       aether_out.z = aether_fmax_f64(a.z, b.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    out.z = aether_fmax_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    aether_out.z = aether_fmax_f64(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = aether_fmax_f32(a.x, b.x);
-       out.y = aether_fmax_f32(a.y, b.y);
-       out.z = aether_fmax_f32(a.z, b.z);
-       out.w = aether_fmax_f32(a.w, b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = aether_fmax_f32(a.x, b.x);
+       aether_out.y = aether_fmax_f32(a.y, b.y);
+       aether_out.z = aether_fmax_f32(a.z, b.z);
+       aether_out.w = aether_fmax_f32(a.w, b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    out.w = aether_fmax_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    aether_out.w = aether_fmax_f32(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec4d_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = aether_fmax_f64(a.x, b.x);
-       out.y = aether_fmax_f64(a.y, b.y);
-       out.z = aether_fmax_f64(a.z, b.z);
-       out.w = aether_fmax_f64(a.w, b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = aether_fmax_f64(a.x, b.x);
+       aether_out.y = aether_fmax_f64(a.y, b.y);
+       aether_out.z = aether_fmax_f64(a.z, b.z);
+       aether_out.w = aether_fmax_f64(a.w, b.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    out.z = aether_fmax_f64(a.z, b.z);
-    out.w = aether_fmax_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    aether_out.z = aether_fmax_f64(a.z, b.z);
+    aether_out.w = aether_fmax_f64(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
 {
-    aether_vec2f out;
-    out.x = aether_add_f32(a.x, aether_mul_f32(t, aether_sub_f32(b.x, a.x)));
-    out.y = aether_add_f32(a.y, aether_mul_f32(t, aether_sub_f32(b.y, a.y)));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_add_f32(a.x, aether_mul_f32(t, aether_sub_f32(b.x, a.x)));
+    aether_out.y = aether_add_f32(a.y, aether_mul_f32(t, aether_sub_f32(b.y, a.y)));
+    return aether_out;
 }
 
 /* aether_vec2d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
 {
-    aether_vec2d out;
-    out.x = aether_add_f64(a.x, aether_mul_f64(t, aether_sub_f64(b.x, a.x)));
-    out.y = aether_add_f64(a.y, aether_mul_f64(t, aether_sub_f64(b.y, a.y)));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_add_f64(a.x, aether_mul_f64(t, aether_sub_f64(b.x, a.x)));
+    aether_out.y = aether_add_f64(a.y, aether_mul_f64(t, aether_sub_f64(b.y, a.y)));
+    return aether_out;
 }
 
 /* aether_vec3f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
 {
-    aether_vec3f out;
-    out.x = aether_add_f32(a.x, aether_mul_f32(t, aether_sub_f32(b.x, a.x)));
-    out.y = aether_add_f32(a.y, aether_mul_f32(t, aether_sub_f32(b.y, a.y)));
-    out.z = aether_add_f32(a.z, aether_mul_f32(t, aether_sub_f32(b.z, a.z)));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_add_f32(a.x, aether_mul_f32(t, aether_sub_f32(b.x, a.x)));
+    aether_out.y = aether_add_f32(a.y, aether_mul_f32(t, aether_sub_f32(b.y, a.y)));
+    aether_out.z = aether_add_f32(a.z, aether_mul_f32(t, aether_sub_f32(b.z, a.z)));
+    return aether_out;
 }
 
 /* aether_vec3d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
 {
-    aether_vec3d out;
-    out.x = aether_add_f64(a.x, aether_mul_f64(t, aether_sub_f64(b.x, a.x)));
-    out.y = aether_add_f64(a.y, aether_mul_f64(t, aether_sub_f64(b.y, a.y)));
-    out.z = aether_add_f64(a.z, aether_mul_f64(t, aether_sub_f64(b.z, a.z)));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_add_f64(a.x, aether_mul_f64(t, aether_sub_f64(b.x, a.x)));
+    aether_out.y = aether_add_f64(a.y, aether_mul_f64(t, aether_sub_f64(b.y, a.y)));
+    aether_out.z = aether_add_f64(a.z, aether_mul_f64(t, aether_sub_f64(b.z, a.z)));
+    return aether_out;
 }
 
 /* aether_vec4f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       out.w = (a.w + (t * (b.w - a.w)));
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       aether_out.w = (a.w + (t * (b.w - a.w)));
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
 {
-    aether_vec4f out;
-    out.x = aether_add_f32(a.x, aether_mul_f32(t, aether_sub_f32(b.x, a.x)));
-    out.y = aether_add_f32(a.y, aether_mul_f32(t, aether_sub_f32(b.y, a.y)));
-    out.z = aether_add_f32(a.z, aether_mul_f32(t, aether_sub_f32(b.z, a.z)));
-    out.w = aether_add_f32(a.w, aether_mul_f32(t, aether_sub_f32(b.w, a.w)));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_add_f32(a.x, aether_mul_f32(t, aether_sub_f32(b.x, a.x)));
+    aether_out.y = aether_add_f32(a.y, aether_mul_f32(t, aether_sub_f32(b.y, a.y)));
+    aether_out.z = aether_add_f32(a.z, aether_mul_f32(t, aether_sub_f32(b.z, a.z)));
+    aether_out.w = aether_add_f32(a.w, aether_mul_f32(t, aether_sub_f32(b.w, a.w)));
+    return aether_out;
 }
 
 /* aether_vec4d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       out.w = (a.w + (t * (b.w - a.w)));
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       aether_out.w = (a.w + (t * (b.w - a.w)));
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
 {
-    aether_vec4d out;
-    out.x = aether_add_f64(a.x, aether_mul_f64(t, aether_sub_f64(b.x, a.x)));
-    out.y = aether_add_f64(a.y, aether_mul_f64(t, aether_sub_f64(b.y, a.y)));
-    out.z = aether_add_f64(a.z, aether_mul_f64(t, aether_sub_f64(b.z, a.z)));
-    out.w = aether_add_f64(a.w, aether_mul_f64(t, aether_sub_f64(b.w, a.w)));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_add_f64(a.x, aether_mul_f64(t, aether_sub_f64(b.x, a.x)));
+    aether_out.y = aether_add_f64(a.y, aether_mul_f64(t, aether_sub_f64(b.y, a.y)));
+    aether_out.z = aether_add_f64(a.z, aether_mul_f64(t, aether_sub_f64(b.z, a.z)));
+    aether_out.w = aether_add_f64(a.w, aether_mul_f64(t, aether_sub_f64(b.w, a.w)));
+    return aether_out;
 }
 
 /* aether_vec2f_sum: Sum of the components: the fold of a[k].
@@ -3189,20 +3189,20 @@ AETHER_HD inline int aether_vec4d_is_finite(aether_vec4d a)
        const float div_r = (1.0f / n);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
-       aether_vec2f out;
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.y, a.y), aether_mul_f32(a.x, a.x)));
     const float div_r = aether_div_f32(1.0f, n);
     const float d_x = aether_mul_f32(div_r, a.x);
     const float d_y = aether_mul_f32(div_r, a.y);
-    aether_vec2f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    return aether_out;
 }
 
 /* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -3215,20 +3215,20 @@ AETHER_HD inline aether_vec2f aether_vec2f_normalize(aether_vec2f a)
        const double div_r = (1.0 / n);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
-       aether_vec2d out;
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.y, a.y), aether_mul_f64(a.x, a.x)));
     const double div_r = aether_div_f64(1.0, n);
     const double d_x = aether_mul_f64(div_r, a.x);
     const double d_y = aether_mul_f64(div_r, a.y);
-    aether_vec2d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -3242,11 +3242,11 @@ AETHER_HD inline aether_vec2d aether_vec2d_normalize(aether_vec2d a)
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
-       aether_vec3f out;
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       out.z = ((n > 0.0f) ? d_z : a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.z, a.z), aether_add_f32(aether_mul_f32(a.y, a.y), aether_mul_f32(a.x, a.x))));
@@ -3254,11 +3254,11 @@ AETHER_HD inline aether_vec3f aether_vec3f_normalize(aether_vec3f a)
     const float d_x = aether_mul_f32(div_r, a.x);
     const float d_y = aether_mul_f32(div_r, a.y);
     const float d_z = aether_mul_f32(div_r, a.z);
-    aether_vec3f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -3272,11 +3272,11 @@ AETHER_HD inline aether_vec3f aether_vec3f_normalize(aether_vec3f a)
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
-       aether_vec3d out;
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       out.z = ((n > 0.0) ? d_z : a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.z, a.z), aether_add_f64(aether_mul_f64(a.y, a.y), aether_mul_f64(a.x, a.x))));
@@ -3284,11 +3284,11 @@ AETHER_HD inline aether_vec3d aether_vec3d_normalize(aether_vec3d a)
     const double d_x = aether_mul_f64(div_r, a.x);
     const double d_y = aether_mul_f64(div_r, a.y);
     const double d_z = aether_mul_f64(div_r, a.z);
-    aether_vec3d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -3303,12 +3303,12 @@ AETHER_HD inline aether_vec3d aether_vec3d_normalize(aether_vec3d a)
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        const float d_w = (div_r * a.w);
-       aether_vec4f out;
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       out.z = ((n > 0.0f) ? d_z : a.z);
-       out.w = ((n > 0.0f) ? d_w : a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       aether_out.w = ((n > 0.0f) ? d_w : a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.w, a.w), aether_add_f32(aether_mul_f32(a.z, a.z), aether_add_f32(aether_mul_f32(a.y, a.y), aether_mul_f32(a.x, a.x)))));
@@ -3317,12 +3317,12 @@ AETHER_HD inline aether_vec4f aether_vec4f_normalize(aether_vec4f a)
     const float d_y = aether_mul_f32(div_r, a.y);
     const float d_z = aether_mul_f32(div_r, a.z);
     const float d_w = aether_mul_f32(div_r, a.w);
-    aether_vec4f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    out.w = ((n > 0.0f) ? d_w : a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    return aether_out;
 }
 
 /* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -3337,12 +3337,12 @@ AETHER_HD inline aether_vec4f aether_vec4f_normalize(aether_vec4f a)
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        const double d_w = (div_r * a.w);
-       aether_vec4d out;
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       out.z = ((n > 0.0) ? d_z : a.z);
-       out.w = ((n > 0.0) ? d_w : a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       aether_out.w = ((n > 0.0) ? d_w : a.w);
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.w, a.w), aether_add_f64(aether_mul_f64(a.z, a.z), aether_add_f64(aether_mul_f64(a.y, a.y), aether_mul_f64(a.x, a.x)))));
@@ -3351,12 +3351,12 @@ AETHER_HD inline aether_vec4d aether_vec4d_normalize(aether_vec4d a)
     const double d_y = aether_mul_f64(div_r, a.y);
     const double d_z = aether_mul_f64(div_r, a.z);
     const double d_w = aether_mul_f64(div_r, a.w);
-    aether_vec4d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    out.w = ((n > 0.0) ? d_w : a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    return aether_out;
 }
 
 /* aether_quatf_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -3371,12 +3371,12 @@ AETHER_HD inline aether_vec4d aether_vec4d_normalize(aether_vec4d a)
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
-       aether_quatf out;
-       out.w = ((n > 0.0f) ? d_w : a.w);
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       out.z = ((n > 0.0f) ? d_z : a.z);
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = ((n > 0.0f) ? d_w : a.w);
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       return aether_out; */
 AETHER_HD inline aether_quatf aether_quatf_normalize(aether_quatf a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.z, a.z), aether_add_f32(aether_mul_f32(a.y, a.y), aether_add_f32(aether_mul_f32(a.x, a.x), aether_mul_f32(a.w, a.w)))));
@@ -3385,12 +3385,12 @@ AETHER_HD inline aether_quatf aether_quatf_normalize(aether_quatf a)
     const float d_x = aether_mul_f32(div_r, a.x);
     const float d_y = aether_mul_f32(div_r, a.y);
     const float d_z = aether_mul_f32(div_r, a.z);
-    aether_quatf out;
-    out.w = ((n > 0.0f) ? d_w : a.w);
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_quatd_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -3405,12 +3405,12 @@ AETHER_HD inline aether_quatf aether_quatf_normalize(aether_quatf a)
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
-       aether_quatd out;
-       out.w = ((n > 0.0) ? d_w : a.w);
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       out.z = ((n > 0.0) ? d_z : a.z);
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = ((n > 0.0) ? d_w : a.w);
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       return aether_out; */
 AETHER_HD inline aether_quatd aether_quatd_normalize(aether_quatd a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.z, a.z), aether_add_f64(aether_mul_f64(a.y, a.y), aether_add_f64(aether_mul_f64(a.x, a.x), aether_mul_f64(a.w, a.w)))));
@@ -3419,12 +3419,12 @@ AETHER_HD inline aether_quatd aether_quatd_normalize(aether_quatd a)
     const double d_x = aether_mul_f64(div_r, a.x);
     const double d_y = aether_mul_f64(div_r, a.y);
     const double d_z = aether_mul_f64(div_r, a.z);
-    aether_quatd out;
-    out.w = ((n > 0.0) ? d_w : a.w);
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_vec3f_cross: Cross product, each component a*b - c*d rounded product by product.
@@ -3433,18 +3433,18 @@ AETHER_HD inline aether_quatd aether_quatd_normalize(aether_quatd a)
        out.y = a.z * b.x - a.x * b.z
        out.z = a.x * b.y - a.y * b.x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = ((a.y * b.z) - (a.z * b.y));
-       out.y = ((a.z * b.x) - (a.x * b.z));
-       out.z = ((a.x * b.y) - (a.y * b.x));
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = ((a.y * b.z) - (a.z * b.y));
+       aether_out.y = ((a.z * b.x) - (a.x * b.z));
+       aether_out.z = ((a.x * b.y) - (a.y * b.x));
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_sub_f32(aether_mul_f32(a.y, b.z), aether_mul_f32(a.z, b.y));
-    out.y = aether_sub_f32(aether_mul_f32(a.z, b.x), aether_mul_f32(a.x, b.z));
-    out.z = aether_sub_f32(aether_mul_f32(a.x, b.y), aether_mul_f32(a.y, b.x));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_sub_f32(aether_mul_f32(a.y, b.z), aether_mul_f32(a.z, b.y));
+    aether_out.y = aether_sub_f32(aether_mul_f32(a.z, b.x), aether_mul_f32(a.x, b.z));
+    aether_out.z = aether_sub_f32(aether_mul_f32(a.x, b.y), aether_mul_f32(a.y, b.x));
+    return aether_out;
 }
 
 /* aether_vec3d_cross: Cross product, each component a*b - c*d rounded product by product.
@@ -3453,18 +3453,18 @@ AETHER_HD inline aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
        out.y = a.z * b.x - a.x * b.z
        out.z = a.x * b.y - a.y * b.x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = ((a.y * b.z) - (a.z * b.y));
-       out.y = ((a.z * b.x) - (a.x * b.z));
-       out.z = ((a.x * b.y) - (a.y * b.x));
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = ((a.y * b.z) - (a.z * b.y));
+       aether_out.y = ((a.z * b.x) - (a.x * b.z));
+       aether_out.z = ((a.x * b.y) - (a.y * b.x));
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_sub_f64(aether_mul_f64(a.y, b.z), aether_mul_f64(a.z, b.y));
-    out.y = aether_sub_f64(aether_mul_f64(a.z, b.x), aether_mul_f64(a.x, b.z));
-    out.z = aether_sub_f64(aether_mul_f64(a.x, b.y), aether_mul_f64(a.y, b.x));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_sub_f64(aether_mul_f64(a.y, b.z), aether_mul_f64(a.z, b.y));
+    aether_out.y = aether_sub_f64(aether_mul_f64(a.z, b.x), aether_mul_f64(a.x, b.z));
+    aether_out.z = aether_sub_f64(aether_mul_f64(a.x, b.y), aether_mul_f64(a.y, b.x));
+    return aether_out;
 }
 
 /* aether_quatf_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -3474,20 +3474,20 @@ AETHER_HD inline aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
        out.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x
        out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatf out;
-       out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-       out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-       out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-       out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+       aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+       aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+       aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+       return aether_out; */
 AETHER_HD inline aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
-    aether_quatf out;
-    out.w = aether_sub_f32(aether_sub_f32(aether_sub_f32(aether_mul_f32(a.w, b.w), aether_mul_f32(a.x, b.x)), aether_mul_f32(a.y, b.y)), aether_mul_f32(a.z, b.z));
-    out.x = aether_sub_f32(aether_add_f32(aether_add_f32(aether_mul_f32(a.w, b.x), aether_mul_f32(a.x, b.w)), aether_mul_f32(a.y, b.z)), aether_mul_f32(a.z, b.y));
-    out.y = aether_add_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(a.w, b.y), aether_mul_f32(a.x, b.z)), aether_mul_f32(a.y, b.w)), aether_mul_f32(a.z, b.x));
-    out.z = aether_add_f32(aether_sub_f32(aether_add_f32(aether_mul_f32(a.w, b.z), aether_mul_f32(a.x, b.y)), aether_mul_f32(a.y, b.x)), aether_mul_f32(a.z, b.w));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = aether_sub_f32(aether_sub_f32(aether_sub_f32(aether_mul_f32(a.w, b.w), aether_mul_f32(a.x, b.x)), aether_mul_f32(a.y, b.y)), aether_mul_f32(a.z, b.z));
+    aether_out.x = aether_sub_f32(aether_add_f32(aether_add_f32(aether_mul_f32(a.w, b.x), aether_mul_f32(a.x, b.w)), aether_mul_f32(a.y, b.z)), aether_mul_f32(a.z, b.y));
+    aether_out.y = aether_add_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(a.w, b.y), aether_mul_f32(a.x, b.z)), aether_mul_f32(a.y, b.w)), aether_mul_f32(a.z, b.x));
+    aether_out.z = aether_add_f32(aether_sub_f32(aether_add_f32(aether_mul_f32(a.w, b.z), aether_mul_f32(a.x, b.y)), aether_mul_f32(a.y, b.x)), aether_mul_f32(a.z, b.w));
+    return aether_out;
 }
 
 /* aether_quatd_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -3497,20 +3497,20 @@ AETHER_HD inline aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
        out.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x
        out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatd out;
-       out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-       out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-       out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-       out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+       aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+       aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+       aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+       return aether_out; */
 AETHER_HD inline aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
 {
-    aether_quatd out;
-    out.w = aether_sub_f64(aether_sub_f64(aether_sub_f64(aether_mul_f64(a.w, b.w), aether_mul_f64(a.x, b.x)), aether_mul_f64(a.y, b.y)), aether_mul_f64(a.z, b.z));
-    out.x = aether_sub_f64(aether_add_f64(aether_add_f64(aether_mul_f64(a.w, b.x), aether_mul_f64(a.x, b.w)), aether_mul_f64(a.y, b.z)), aether_mul_f64(a.z, b.y));
-    out.y = aether_add_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(a.w, b.y), aether_mul_f64(a.x, b.z)), aether_mul_f64(a.y, b.w)), aether_mul_f64(a.z, b.x));
-    out.z = aether_add_f64(aether_sub_f64(aether_add_f64(aether_mul_f64(a.w, b.z), aether_mul_f64(a.x, b.y)), aether_mul_f64(a.y, b.x)), aether_mul_f64(a.z, b.w));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = aether_sub_f64(aether_sub_f64(aether_sub_f64(aether_mul_f64(a.w, b.w), aether_mul_f64(a.x, b.x)), aether_mul_f64(a.y, b.y)), aether_mul_f64(a.z, b.z));
+    aether_out.x = aether_sub_f64(aether_add_f64(aether_add_f64(aether_mul_f64(a.w, b.x), aether_mul_f64(a.x, b.w)), aether_mul_f64(a.y, b.z)), aether_mul_f64(a.z, b.y));
+    aether_out.y = aether_add_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(a.w, b.y), aether_mul_f64(a.x, b.z)), aether_mul_f64(a.y, b.w)), aether_mul_f64(a.z, b.x));
+    aether_out.z = aether_add_f64(aether_sub_f64(aether_add_f64(aether_mul_f64(a.w, b.z), aether_mul_f64(a.x, b.y)), aether_mul_f64(a.y, b.x)), aether_mul_f64(a.z, b.w));
+    return aether_out;
 }
 
 /* aether_quatf_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -3520,20 +3520,20 @@ AETHER_HD inline aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
        out.y = neg(a.y)
        out.z = neg(a.z)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatf out;
-       out.w = a.w;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       out.z = (a.z * -1.0f);
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = a.w;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       aether_out.z = (a.z * -1.0f);
+       return aether_out; */
 AETHER_HD inline aether_quatf aether_quatf_conjugate(aether_quatf a)
 {
-    aether_quatf out;
-    out.w = a.w;
-    out.x = aether_mul_f32(a.x, -1.0f);
-    out.y = aether_mul_f32(a.y, -1.0f);
-    out.z = aether_mul_f32(a.z, -1.0f);
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = a.w;
+    aether_out.x = aether_mul_f32(a.x, -1.0f);
+    aether_out.y = aether_mul_f32(a.y, -1.0f);
+    aether_out.z = aether_mul_f32(a.z, -1.0f);
+    return aether_out;
 }
 
 /* aether_quatd_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -3543,20 +3543,20 @@ AETHER_HD inline aether_quatf aether_quatf_conjugate(aether_quatf a)
        out.y = neg(a.y)
        out.z = neg(a.z)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatd out;
-       out.w = a.w;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       out.z = (a.z * -1.0);
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = a.w;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       aether_out.z = (a.z * -1.0);
+       return aether_out; */
 AETHER_HD inline aether_quatd aether_quatd_conjugate(aether_quatd a)
 {
-    aether_quatd out;
-    out.w = a.w;
-    out.x = aether_mul_f64(a.x, -1.0);
-    out.y = aether_mul_f64(a.y, -1.0);
-    out.z = aether_mul_f64(a.z, -1.0);
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = a.w;
+    aether_out.x = aether_mul_f64(a.x, -1.0);
+    aether_out.y = aether_mul_f64(a.y, -1.0);
+    aether_out.z = aether_mul_f64(a.z, -1.0);
+    return aether_out;
 }
 
 /* aether_quatf_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -3580,11 +3580,11 @@ AETHER_HD inline aether_quatd aether_quatd_conjugate(aether_quatd a)
        const float add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
        const float add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
        const float add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
-       aether_vec3f out;
-       out.x = (add_a_x + add_b_x_2);
-       out.y = (add_a_y + add_b_y_2);
-       out.z = (add_a_z + add_b_z_2);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (add_a_x + add_b_x_2);
+       aether_out.y = (add_a_y + add_b_y_2);
+       aether_out.z = (add_a_z + add_b_z_2);
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
 {
     const float scale_a_x = aether_sub_f32(aether_mul_f32(q.y, v.z), aether_mul_f32(q.z, v.y));
@@ -3602,11 +3602,11 @@ AETHER_HD inline aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v
     const float add_b_x_2 = aether_sub_f32(aether_mul_f32(q.y, t_z), aether_mul_f32(q.z, t_y));
     const float add_b_y_2 = aether_sub_f32(aether_mul_f32(q.z, t_x), aether_mul_f32(q.x, t_z));
     const float add_b_z_2 = aether_sub_f32(aether_mul_f32(q.x, t_y), aether_mul_f32(q.y, t_x));
-    aether_vec3f out;
-    out.x = aether_add_f32(add_a_x, add_b_x_2);
-    out.y = aether_add_f32(add_a_y, add_b_y_2);
-    out.z = aether_add_f32(add_a_z, add_b_z_2);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_add_f32(add_a_x, add_b_x_2);
+    aether_out.y = aether_add_f32(add_a_y, add_b_y_2);
+    aether_out.z = aether_add_f32(add_a_z, add_b_z_2);
+    return aether_out;
 }
 
 /* aether_quatd_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -3630,11 +3630,11 @@ AETHER_HD inline aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v
        const double add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
        const double add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
        const double add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
-       aether_vec3d out;
-       out.x = (add_a_x + add_b_x_2);
-       out.y = (add_a_y + add_b_y_2);
-       out.z = (add_a_z + add_b_z_2);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (add_a_x + add_b_x_2);
+       aether_out.y = (add_a_y + add_b_y_2);
+       aether_out.z = (add_a_z + add_b_z_2);
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
 {
     const double scale_a_x = aether_sub_f64(aether_mul_f64(q.y, v.z), aether_mul_f64(q.z, v.y));
@@ -3652,683 +3652,683 @@ AETHER_HD inline aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v
     const double add_b_x_2 = aether_sub_f64(aether_mul_f64(q.y, t_z), aether_mul_f64(q.z, t_y));
     const double add_b_y_2 = aether_sub_f64(aether_mul_f64(q.z, t_x), aether_mul_f64(q.x, t_z));
     const double add_b_z_2 = aether_sub_f64(aether_mul_f64(q.x, t_y), aether_mul_f64(q.y, t_x));
-    aether_vec3d out;
-    out.x = aether_add_f64(add_a_x, add_b_x_2);
-    out.y = aether_add_f64(add_a_y, add_b_y_2);
-    out.z = aether_add_f64(add_a_z, add_b_z_2);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_add_f64(add_a_x, add_b_x_2);
+    aether_out.y = aether_add_f64(add_a_y, add_b_y_2);
+    aether_out.z = aether_add_f64(add_a_z, add_b_z_2);
+    return aether_out;
 }
 
 /* aether_mat2f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-       out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+       aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
 {
-    aether_vec2f out;
-    out.x = aether_add_f32(aether_mul_f32(m.m[1], v.y), aether_mul_f32(m.m[0], v.x));
-    out.y = aether_add_f32(aether_mul_f32(m.m[3], v.y), aether_mul_f32(m.m[2], v.x));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_add_f32(aether_mul_f32(m.m[1], v.y), aether_mul_f32(m.m[0], v.x));
+    aether_out.y = aether_add_f32(aether_mul_f32(m.m[3], v.y), aether_mul_f32(m.m[2], v.x));
+    return aether_out;
 }
 
 /* aether_mat2d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-       out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+       aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
 {
-    aether_vec2d out;
-    out.x = aether_add_f64(aether_mul_f64(m.m[1], v.y), aether_mul_f64(m.m[0], v.x));
-    out.y = aether_add_f64(aether_mul_f64(m.m[3], v.y), aether_mul_f64(m.m[2], v.x));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_add_f64(aether_mul_f64(m.m[1], v.y), aether_mul_f64(m.m[0], v.x));
+    aether_out.y = aether_add_f64(aether_mul_f64(m.m[3], v.y), aether_mul_f64(m.m[2], v.x));
+    return aether_out;
 }
 
 /* aether_mat3f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-       out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-       out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+       aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+       aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+       return aether_out; */
 AETHER_HD inline aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
 {
-    aether_vec3f out;
-    out.x = aether_add_f32(aether_mul_f32(m.m[2], v.z), aether_add_f32(aether_mul_f32(m.m[1], v.y), aether_mul_f32(m.m[0], v.x)));
-    out.y = aether_add_f32(aether_mul_f32(m.m[5], v.z), aether_add_f32(aether_mul_f32(m.m[4], v.y), aether_mul_f32(m.m[3], v.x)));
-    out.z = aether_add_f32(aether_mul_f32(m.m[8], v.z), aether_add_f32(aether_mul_f32(m.m[7], v.y), aether_mul_f32(m.m[6], v.x)));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_add_f32(aether_mul_f32(m.m[2], v.z), aether_add_f32(aether_mul_f32(m.m[1], v.y), aether_mul_f32(m.m[0], v.x)));
+    aether_out.y = aether_add_f32(aether_mul_f32(m.m[5], v.z), aether_add_f32(aether_mul_f32(m.m[4], v.y), aether_mul_f32(m.m[3], v.x)));
+    aether_out.z = aether_add_f32(aether_mul_f32(m.m[8], v.z), aether_add_f32(aether_mul_f32(m.m[7], v.y), aether_mul_f32(m.m[6], v.x)));
+    return aether_out;
 }
 
 /* aether_mat3d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-       out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-       out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+       aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+       aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+       return aether_out; */
 AETHER_HD inline aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
 {
-    aether_vec3d out;
-    out.x = aether_add_f64(aether_mul_f64(m.m[2], v.z), aether_add_f64(aether_mul_f64(m.m[1], v.y), aether_mul_f64(m.m[0], v.x)));
-    out.y = aether_add_f64(aether_mul_f64(m.m[5], v.z), aether_add_f64(aether_mul_f64(m.m[4], v.y), aether_mul_f64(m.m[3], v.x)));
-    out.z = aether_add_f64(aether_mul_f64(m.m[8], v.z), aether_add_f64(aether_mul_f64(m.m[7], v.y), aether_mul_f64(m.m[6], v.x)));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_add_f64(aether_mul_f64(m.m[2], v.z), aether_add_f64(aether_mul_f64(m.m[1], v.y), aether_mul_f64(m.m[0], v.x)));
+    aether_out.y = aether_add_f64(aether_mul_f64(m.m[5], v.z), aether_add_f64(aether_mul_f64(m.m[4], v.y), aether_mul_f64(m.m[3], v.x)));
+    aether_out.z = aether_add_f64(aether_mul_f64(m.m[8], v.z), aether_add_f64(aether_mul_f64(m.m[7], v.y), aether_mul_f64(m.m[6], v.x)));
+    return aether_out;
 }
 
 /* aether_mat4f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-       out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-       out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-       out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+       aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+       aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+       aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+       return aether_out; */
 AETHER_HD inline aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
-    aether_vec4f out;
-    out.x = aether_add_f32(aether_mul_f32(m.m[3], v.w), aether_add_f32(aether_mul_f32(m.m[2], v.z), aether_add_f32(aether_mul_f32(m.m[1], v.y), aether_mul_f32(m.m[0], v.x))));
-    out.y = aether_add_f32(aether_mul_f32(m.m[7], v.w), aether_add_f32(aether_mul_f32(m.m[6], v.z), aether_add_f32(aether_mul_f32(m.m[5], v.y), aether_mul_f32(m.m[4], v.x))));
-    out.z = aether_add_f32(aether_mul_f32(m.m[11], v.w), aether_add_f32(aether_mul_f32(m.m[10], v.z), aether_add_f32(aether_mul_f32(m.m[9], v.y), aether_mul_f32(m.m[8], v.x))));
-    out.w = aether_add_f32(aether_mul_f32(m.m[15], v.w), aether_add_f32(aether_mul_f32(m.m[14], v.z), aether_add_f32(aether_mul_f32(m.m[13], v.y), aether_mul_f32(m.m[12], v.x))));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_add_f32(aether_mul_f32(m.m[3], v.w), aether_add_f32(aether_mul_f32(m.m[2], v.z), aether_add_f32(aether_mul_f32(m.m[1], v.y), aether_mul_f32(m.m[0], v.x))));
+    aether_out.y = aether_add_f32(aether_mul_f32(m.m[7], v.w), aether_add_f32(aether_mul_f32(m.m[6], v.z), aether_add_f32(aether_mul_f32(m.m[5], v.y), aether_mul_f32(m.m[4], v.x))));
+    aether_out.z = aether_add_f32(aether_mul_f32(m.m[11], v.w), aether_add_f32(aether_mul_f32(m.m[10], v.z), aether_add_f32(aether_mul_f32(m.m[9], v.y), aether_mul_f32(m.m[8], v.x))));
+    aether_out.w = aether_add_f32(aether_mul_f32(m.m[15], v.w), aether_add_f32(aether_mul_f32(m.m[14], v.z), aether_add_f32(aether_mul_f32(m.m[13], v.y), aether_mul_f32(m.m[12], v.x))));
+    return aether_out;
 }
 
 /* aether_mat4d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-       out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-       out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-       out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+       aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+       aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+       aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+       return aether_out; */
 AETHER_HD inline aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
 {
-    aether_vec4d out;
-    out.x = aether_add_f64(aether_mul_f64(m.m[3], v.w), aether_add_f64(aether_mul_f64(m.m[2], v.z), aether_add_f64(aether_mul_f64(m.m[1], v.y), aether_mul_f64(m.m[0], v.x))));
-    out.y = aether_add_f64(aether_mul_f64(m.m[7], v.w), aether_add_f64(aether_mul_f64(m.m[6], v.z), aether_add_f64(aether_mul_f64(m.m[5], v.y), aether_mul_f64(m.m[4], v.x))));
-    out.z = aether_add_f64(aether_mul_f64(m.m[11], v.w), aether_add_f64(aether_mul_f64(m.m[10], v.z), aether_add_f64(aether_mul_f64(m.m[9], v.y), aether_mul_f64(m.m[8], v.x))));
-    out.w = aether_add_f64(aether_mul_f64(m.m[15], v.w), aether_add_f64(aether_mul_f64(m.m[14], v.z), aether_add_f64(aether_mul_f64(m.m[13], v.y), aether_mul_f64(m.m[12], v.x))));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_add_f64(aether_mul_f64(m.m[3], v.w), aether_add_f64(aether_mul_f64(m.m[2], v.z), aether_add_f64(aether_mul_f64(m.m[1], v.y), aether_mul_f64(m.m[0], v.x))));
+    aether_out.y = aether_add_f64(aether_mul_f64(m.m[7], v.w), aether_add_f64(aether_mul_f64(m.m[6], v.z), aether_add_f64(aether_mul_f64(m.m[5], v.y), aether_mul_f64(m.m[4], v.x))));
+    aether_out.z = aether_add_f64(aether_mul_f64(m.m[11], v.w), aether_add_f64(aether_mul_f64(m.m[10], v.z), aether_add_f64(aether_mul_f64(m.m[9], v.y), aether_mul_f64(m.m[8], v.x))));
+    aether_out.w = aether_add_f64(aether_mul_f64(m.m[15], v.w), aether_add_f64(aether_mul_f64(m.m[14], v.z), aether_add_f64(aether_mul_f64(m.m[13], v.y), aether_mul_f64(m.m[12], v.x))));
+    return aether_out;
 }
 
 /* aether_mat2f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2f out;
-       out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-       out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-       out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-       out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+       aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+       aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+       aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+       return aether_out; */
 AETHER_HD inline aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
 {
-    aether_mat2f out;
-    out.m[0] = aether_add_f32(aether_mul_f32(a.m[1], b.m[2]), aether_mul_f32(a.m[0], b.m[0]));
-    out.m[1] = aether_add_f32(aether_mul_f32(a.m[1], b.m[3]), aether_mul_f32(a.m[0], b.m[1]));
-    out.m[2] = aether_add_f32(aether_mul_f32(a.m[3], b.m[2]), aether_mul_f32(a.m[2], b.m[0]));
-    out.m[3] = aether_add_f32(aether_mul_f32(a.m[3], b.m[3]), aether_mul_f32(a.m[2], b.m[1]));
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = aether_add_f32(aether_mul_f32(a.m[1], b.m[2]), aether_mul_f32(a.m[0], b.m[0]));
+    aether_out.m[1] = aether_add_f32(aether_mul_f32(a.m[1], b.m[3]), aether_mul_f32(a.m[0], b.m[1]));
+    aether_out.m[2] = aether_add_f32(aether_mul_f32(a.m[3], b.m[2]), aether_mul_f32(a.m[2], b.m[0]));
+    aether_out.m[3] = aether_add_f32(aether_mul_f32(a.m[3], b.m[3]), aether_mul_f32(a.m[2], b.m[1]));
+    return aether_out;
 }
 
 /* aether_mat2d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2d out;
-       out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-       out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-       out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-       out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+       aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+       aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+       aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+       return aether_out; */
 AETHER_HD inline aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
 {
-    aether_mat2d out;
-    out.m[0] = aether_add_f64(aether_mul_f64(a.m[1], b.m[2]), aether_mul_f64(a.m[0], b.m[0]));
-    out.m[1] = aether_add_f64(aether_mul_f64(a.m[1], b.m[3]), aether_mul_f64(a.m[0], b.m[1]));
-    out.m[2] = aether_add_f64(aether_mul_f64(a.m[3], b.m[2]), aether_mul_f64(a.m[2], b.m[0]));
-    out.m[3] = aether_add_f64(aether_mul_f64(a.m[3], b.m[3]), aether_mul_f64(a.m[2], b.m[1]));
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = aether_add_f64(aether_mul_f64(a.m[1], b.m[2]), aether_mul_f64(a.m[0], b.m[0]));
+    aether_out.m[1] = aether_add_f64(aether_mul_f64(a.m[1], b.m[3]), aether_mul_f64(a.m[0], b.m[1]));
+    aether_out.m[2] = aether_add_f64(aether_mul_f64(a.m[3], b.m[2]), aether_mul_f64(a.m[2], b.m[0]));
+    aether_out.m[3] = aether_add_f64(aether_mul_f64(a.m[3], b.m[3]), aether_mul_f64(a.m[2], b.m[1]));
+    return aether_out;
 }
 
 /* aether_mat3f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3f out;
-       out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-       out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-       out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-       out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-       out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-       out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-       out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-       out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-       out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+       aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+       aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+       aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+       aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+       aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+       aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+       aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+       aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+       return aether_out; */
 AETHER_HD inline aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
 {
-    aether_mat3f out;
-    out.m[0] = aether_add_f32(aether_mul_f32(a.m[2], b.m[6]), aether_add_f32(aether_mul_f32(a.m[1], b.m[3]), aether_mul_f32(a.m[0], b.m[0])));
-    out.m[1] = aether_add_f32(aether_mul_f32(a.m[2], b.m[7]), aether_add_f32(aether_mul_f32(a.m[1], b.m[4]), aether_mul_f32(a.m[0], b.m[1])));
-    out.m[2] = aether_add_f32(aether_mul_f32(a.m[2], b.m[8]), aether_add_f32(aether_mul_f32(a.m[1], b.m[5]), aether_mul_f32(a.m[0], b.m[2])));
-    out.m[3] = aether_add_f32(aether_mul_f32(a.m[5], b.m[6]), aether_add_f32(aether_mul_f32(a.m[4], b.m[3]), aether_mul_f32(a.m[3], b.m[0])));
-    out.m[4] = aether_add_f32(aether_mul_f32(a.m[5], b.m[7]), aether_add_f32(aether_mul_f32(a.m[4], b.m[4]), aether_mul_f32(a.m[3], b.m[1])));
-    out.m[5] = aether_add_f32(aether_mul_f32(a.m[5], b.m[8]), aether_add_f32(aether_mul_f32(a.m[4], b.m[5]), aether_mul_f32(a.m[3], b.m[2])));
-    out.m[6] = aether_add_f32(aether_mul_f32(a.m[8], b.m[6]), aether_add_f32(aether_mul_f32(a.m[7], b.m[3]), aether_mul_f32(a.m[6], b.m[0])));
-    out.m[7] = aether_add_f32(aether_mul_f32(a.m[8], b.m[7]), aether_add_f32(aether_mul_f32(a.m[7], b.m[4]), aether_mul_f32(a.m[6], b.m[1])));
-    out.m[8] = aether_add_f32(aether_mul_f32(a.m[8], b.m[8]), aether_add_f32(aether_mul_f32(a.m[7], b.m[5]), aether_mul_f32(a.m[6], b.m[2])));
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = aether_add_f32(aether_mul_f32(a.m[2], b.m[6]), aether_add_f32(aether_mul_f32(a.m[1], b.m[3]), aether_mul_f32(a.m[0], b.m[0])));
+    aether_out.m[1] = aether_add_f32(aether_mul_f32(a.m[2], b.m[7]), aether_add_f32(aether_mul_f32(a.m[1], b.m[4]), aether_mul_f32(a.m[0], b.m[1])));
+    aether_out.m[2] = aether_add_f32(aether_mul_f32(a.m[2], b.m[8]), aether_add_f32(aether_mul_f32(a.m[1], b.m[5]), aether_mul_f32(a.m[0], b.m[2])));
+    aether_out.m[3] = aether_add_f32(aether_mul_f32(a.m[5], b.m[6]), aether_add_f32(aether_mul_f32(a.m[4], b.m[3]), aether_mul_f32(a.m[3], b.m[0])));
+    aether_out.m[4] = aether_add_f32(aether_mul_f32(a.m[5], b.m[7]), aether_add_f32(aether_mul_f32(a.m[4], b.m[4]), aether_mul_f32(a.m[3], b.m[1])));
+    aether_out.m[5] = aether_add_f32(aether_mul_f32(a.m[5], b.m[8]), aether_add_f32(aether_mul_f32(a.m[4], b.m[5]), aether_mul_f32(a.m[3], b.m[2])));
+    aether_out.m[6] = aether_add_f32(aether_mul_f32(a.m[8], b.m[6]), aether_add_f32(aether_mul_f32(a.m[7], b.m[3]), aether_mul_f32(a.m[6], b.m[0])));
+    aether_out.m[7] = aether_add_f32(aether_mul_f32(a.m[8], b.m[7]), aether_add_f32(aether_mul_f32(a.m[7], b.m[4]), aether_mul_f32(a.m[6], b.m[1])));
+    aether_out.m[8] = aether_add_f32(aether_mul_f32(a.m[8], b.m[8]), aether_add_f32(aether_mul_f32(a.m[7], b.m[5]), aether_mul_f32(a.m[6], b.m[2])));
+    return aether_out;
 }
 
 /* aether_mat3d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3d out;
-       out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-       out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-       out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-       out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-       out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-       out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-       out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-       out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-       out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+       aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+       aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+       aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+       aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+       aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+       aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+       aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+       aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+       return aether_out; */
 AETHER_HD inline aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
 {
-    aether_mat3d out;
-    out.m[0] = aether_add_f64(aether_mul_f64(a.m[2], b.m[6]), aether_add_f64(aether_mul_f64(a.m[1], b.m[3]), aether_mul_f64(a.m[0], b.m[0])));
-    out.m[1] = aether_add_f64(aether_mul_f64(a.m[2], b.m[7]), aether_add_f64(aether_mul_f64(a.m[1], b.m[4]), aether_mul_f64(a.m[0], b.m[1])));
-    out.m[2] = aether_add_f64(aether_mul_f64(a.m[2], b.m[8]), aether_add_f64(aether_mul_f64(a.m[1], b.m[5]), aether_mul_f64(a.m[0], b.m[2])));
-    out.m[3] = aether_add_f64(aether_mul_f64(a.m[5], b.m[6]), aether_add_f64(aether_mul_f64(a.m[4], b.m[3]), aether_mul_f64(a.m[3], b.m[0])));
-    out.m[4] = aether_add_f64(aether_mul_f64(a.m[5], b.m[7]), aether_add_f64(aether_mul_f64(a.m[4], b.m[4]), aether_mul_f64(a.m[3], b.m[1])));
-    out.m[5] = aether_add_f64(aether_mul_f64(a.m[5], b.m[8]), aether_add_f64(aether_mul_f64(a.m[4], b.m[5]), aether_mul_f64(a.m[3], b.m[2])));
-    out.m[6] = aether_add_f64(aether_mul_f64(a.m[8], b.m[6]), aether_add_f64(aether_mul_f64(a.m[7], b.m[3]), aether_mul_f64(a.m[6], b.m[0])));
-    out.m[7] = aether_add_f64(aether_mul_f64(a.m[8], b.m[7]), aether_add_f64(aether_mul_f64(a.m[7], b.m[4]), aether_mul_f64(a.m[6], b.m[1])));
-    out.m[8] = aether_add_f64(aether_mul_f64(a.m[8], b.m[8]), aether_add_f64(aether_mul_f64(a.m[7], b.m[5]), aether_mul_f64(a.m[6], b.m[2])));
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = aether_add_f64(aether_mul_f64(a.m[2], b.m[6]), aether_add_f64(aether_mul_f64(a.m[1], b.m[3]), aether_mul_f64(a.m[0], b.m[0])));
+    aether_out.m[1] = aether_add_f64(aether_mul_f64(a.m[2], b.m[7]), aether_add_f64(aether_mul_f64(a.m[1], b.m[4]), aether_mul_f64(a.m[0], b.m[1])));
+    aether_out.m[2] = aether_add_f64(aether_mul_f64(a.m[2], b.m[8]), aether_add_f64(aether_mul_f64(a.m[1], b.m[5]), aether_mul_f64(a.m[0], b.m[2])));
+    aether_out.m[3] = aether_add_f64(aether_mul_f64(a.m[5], b.m[6]), aether_add_f64(aether_mul_f64(a.m[4], b.m[3]), aether_mul_f64(a.m[3], b.m[0])));
+    aether_out.m[4] = aether_add_f64(aether_mul_f64(a.m[5], b.m[7]), aether_add_f64(aether_mul_f64(a.m[4], b.m[4]), aether_mul_f64(a.m[3], b.m[1])));
+    aether_out.m[5] = aether_add_f64(aether_mul_f64(a.m[5], b.m[8]), aether_add_f64(aether_mul_f64(a.m[4], b.m[5]), aether_mul_f64(a.m[3], b.m[2])));
+    aether_out.m[6] = aether_add_f64(aether_mul_f64(a.m[8], b.m[6]), aether_add_f64(aether_mul_f64(a.m[7], b.m[3]), aether_mul_f64(a.m[6], b.m[0])));
+    aether_out.m[7] = aether_add_f64(aether_mul_f64(a.m[8], b.m[7]), aether_add_f64(aether_mul_f64(a.m[7], b.m[4]), aether_mul_f64(a.m[6], b.m[1])));
+    aether_out.m[8] = aether_add_f64(aether_mul_f64(a.m[8], b.m[8]), aether_add_f64(aether_mul_f64(a.m[7], b.m[5]), aether_mul_f64(a.m[6], b.m[2])));
+    return aether_out;
 }
 
 /* aether_mat4f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4f out;
-       out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-       out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-       out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-       out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-       out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-       out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-       out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-       out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-       out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-       out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-       out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-       out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-       out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-       out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-       out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-       out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+       aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+       aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+       aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+       aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+       aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+       aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+       aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+       aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+       aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+       aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+       aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+       aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+       aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+       aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+       aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+       return aether_out; */
 AETHER_HD inline aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
 {
-    aether_mat4f out;
-    out.m[0] = aether_add_f32(aether_mul_f32(a.m[3], b.m[12]), aether_add_f32(aether_mul_f32(a.m[2], b.m[8]), aether_add_f32(aether_mul_f32(a.m[1], b.m[4]), aether_mul_f32(a.m[0], b.m[0]))));
-    out.m[1] = aether_add_f32(aether_mul_f32(a.m[3], b.m[13]), aether_add_f32(aether_mul_f32(a.m[2], b.m[9]), aether_add_f32(aether_mul_f32(a.m[1], b.m[5]), aether_mul_f32(a.m[0], b.m[1]))));
-    out.m[2] = aether_add_f32(aether_mul_f32(a.m[3], b.m[14]), aether_add_f32(aether_mul_f32(a.m[2], b.m[10]), aether_add_f32(aether_mul_f32(a.m[1], b.m[6]), aether_mul_f32(a.m[0], b.m[2]))));
-    out.m[3] = aether_add_f32(aether_mul_f32(a.m[3], b.m[15]), aether_add_f32(aether_mul_f32(a.m[2], b.m[11]), aether_add_f32(aether_mul_f32(a.m[1], b.m[7]), aether_mul_f32(a.m[0], b.m[3]))));
-    out.m[4] = aether_add_f32(aether_mul_f32(a.m[7], b.m[12]), aether_add_f32(aether_mul_f32(a.m[6], b.m[8]), aether_add_f32(aether_mul_f32(a.m[5], b.m[4]), aether_mul_f32(a.m[4], b.m[0]))));
-    out.m[5] = aether_add_f32(aether_mul_f32(a.m[7], b.m[13]), aether_add_f32(aether_mul_f32(a.m[6], b.m[9]), aether_add_f32(aether_mul_f32(a.m[5], b.m[5]), aether_mul_f32(a.m[4], b.m[1]))));
-    out.m[6] = aether_add_f32(aether_mul_f32(a.m[7], b.m[14]), aether_add_f32(aether_mul_f32(a.m[6], b.m[10]), aether_add_f32(aether_mul_f32(a.m[5], b.m[6]), aether_mul_f32(a.m[4], b.m[2]))));
-    out.m[7] = aether_add_f32(aether_mul_f32(a.m[7], b.m[15]), aether_add_f32(aether_mul_f32(a.m[6], b.m[11]), aether_add_f32(aether_mul_f32(a.m[5], b.m[7]), aether_mul_f32(a.m[4], b.m[3]))));
-    out.m[8] = aether_add_f32(aether_mul_f32(a.m[11], b.m[12]), aether_add_f32(aether_mul_f32(a.m[10], b.m[8]), aether_add_f32(aether_mul_f32(a.m[9], b.m[4]), aether_mul_f32(a.m[8], b.m[0]))));
-    out.m[9] = aether_add_f32(aether_mul_f32(a.m[11], b.m[13]), aether_add_f32(aether_mul_f32(a.m[10], b.m[9]), aether_add_f32(aether_mul_f32(a.m[9], b.m[5]), aether_mul_f32(a.m[8], b.m[1]))));
-    out.m[10] = aether_add_f32(aether_mul_f32(a.m[11], b.m[14]), aether_add_f32(aether_mul_f32(a.m[10], b.m[10]), aether_add_f32(aether_mul_f32(a.m[9], b.m[6]), aether_mul_f32(a.m[8], b.m[2]))));
-    out.m[11] = aether_add_f32(aether_mul_f32(a.m[11], b.m[15]), aether_add_f32(aether_mul_f32(a.m[10], b.m[11]), aether_add_f32(aether_mul_f32(a.m[9], b.m[7]), aether_mul_f32(a.m[8], b.m[3]))));
-    out.m[12] = aether_add_f32(aether_mul_f32(a.m[15], b.m[12]), aether_add_f32(aether_mul_f32(a.m[14], b.m[8]), aether_add_f32(aether_mul_f32(a.m[13], b.m[4]), aether_mul_f32(a.m[12], b.m[0]))));
-    out.m[13] = aether_add_f32(aether_mul_f32(a.m[15], b.m[13]), aether_add_f32(aether_mul_f32(a.m[14], b.m[9]), aether_add_f32(aether_mul_f32(a.m[13], b.m[5]), aether_mul_f32(a.m[12], b.m[1]))));
-    out.m[14] = aether_add_f32(aether_mul_f32(a.m[15], b.m[14]), aether_add_f32(aether_mul_f32(a.m[14], b.m[10]), aether_add_f32(aether_mul_f32(a.m[13], b.m[6]), aether_mul_f32(a.m[12], b.m[2]))));
-    out.m[15] = aether_add_f32(aether_mul_f32(a.m[15], b.m[15]), aether_add_f32(aether_mul_f32(a.m[14], b.m[11]), aether_add_f32(aether_mul_f32(a.m[13], b.m[7]), aether_mul_f32(a.m[12], b.m[3]))));
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = aether_add_f32(aether_mul_f32(a.m[3], b.m[12]), aether_add_f32(aether_mul_f32(a.m[2], b.m[8]), aether_add_f32(aether_mul_f32(a.m[1], b.m[4]), aether_mul_f32(a.m[0], b.m[0]))));
+    aether_out.m[1] = aether_add_f32(aether_mul_f32(a.m[3], b.m[13]), aether_add_f32(aether_mul_f32(a.m[2], b.m[9]), aether_add_f32(aether_mul_f32(a.m[1], b.m[5]), aether_mul_f32(a.m[0], b.m[1]))));
+    aether_out.m[2] = aether_add_f32(aether_mul_f32(a.m[3], b.m[14]), aether_add_f32(aether_mul_f32(a.m[2], b.m[10]), aether_add_f32(aether_mul_f32(a.m[1], b.m[6]), aether_mul_f32(a.m[0], b.m[2]))));
+    aether_out.m[3] = aether_add_f32(aether_mul_f32(a.m[3], b.m[15]), aether_add_f32(aether_mul_f32(a.m[2], b.m[11]), aether_add_f32(aether_mul_f32(a.m[1], b.m[7]), aether_mul_f32(a.m[0], b.m[3]))));
+    aether_out.m[4] = aether_add_f32(aether_mul_f32(a.m[7], b.m[12]), aether_add_f32(aether_mul_f32(a.m[6], b.m[8]), aether_add_f32(aether_mul_f32(a.m[5], b.m[4]), aether_mul_f32(a.m[4], b.m[0]))));
+    aether_out.m[5] = aether_add_f32(aether_mul_f32(a.m[7], b.m[13]), aether_add_f32(aether_mul_f32(a.m[6], b.m[9]), aether_add_f32(aether_mul_f32(a.m[5], b.m[5]), aether_mul_f32(a.m[4], b.m[1]))));
+    aether_out.m[6] = aether_add_f32(aether_mul_f32(a.m[7], b.m[14]), aether_add_f32(aether_mul_f32(a.m[6], b.m[10]), aether_add_f32(aether_mul_f32(a.m[5], b.m[6]), aether_mul_f32(a.m[4], b.m[2]))));
+    aether_out.m[7] = aether_add_f32(aether_mul_f32(a.m[7], b.m[15]), aether_add_f32(aether_mul_f32(a.m[6], b.m[11]), aether_add_f32(aether_mul_f32(a.m[5], b.m[7]), aether_mul_f32(a.m[4], b.m[3]))));
+    aether_out.m[8] = aether_add_f32(aether_mul_f32(a.m[11], b.m[12]), aether_add_f32(aether_mul_f32(a.m[10], b.m[8]), aether_add_f32(aether_mul_f32(a.m[9], b.m[4]), aether_mul_f32(a.m[8], b.m[0]))));
+    aether_out.m[9] = aether_add_f32(aether_mul_f32(a.m[11], b.m[13]), aether_add_f32(aether_mul_f32(a.m[10], b.m[9]), aether_add_f32(aether_mul_f32(a.m[9], b.m[5]), aether_mul_f32(a.m[8], b.m[1]))));
+    aether_out.m[10] = aether_add_f32(aether_mul_f32(a.m[11], b.m[14]), aether_add_f32(aether_mul_f32(a.m[10], b.m[10]), aether_add_f32(aether_mul_f32(a.m[9], b.m[6]), aether_mul_f32(a.m[8], b.m[2]))));
+    aether_out.m[11] = aether_add_f32(aether_mul_f32(a.m[11], b.m[15]), aether_add_f32(aether_mul_f32(a.m[10], b.m[11]), aether_add_f32(aether_mul_f32(a.m[9], b.m[7]), aether_mul_f32(a.m[8], b.m[3]))));
+    aether_out.m[12] = aether_add_f32(aether_mul_f32(a.m[15], b.m[12]), aether_add_f32(aether_mul_f32(a.m[14], b.m[8]), aether_add_f32(aether_mul_f32(a.m[13], b.m[4]), aether_mul_f32(a.m[12], b.m[0]))));
+    aether_out.m[13] = aether_add_f32(aether_mul_f32(a.m[15], b.m[13]), aether_add_f32(aether_mul_f32(a.m[14], b.m[9]), aether_add_f32(aether_mul_f32(a.m[13], b.m[5]), aether_mul_f32(a.m[12], b.m[1]))));
+    aether_out.m[14] = aether_add_f32(aether_mul_f32(a.m[15], b.m[14]), aether_add_f32(aether_mul_f32(a.m[14], b.m[10]), aether_add_f32(aether_mul_f32(a.m[13], b.m[6]), aether_mul_f32(a.m[12], b.m[2]))));
+    aether_out.m[15] = aether_add_f32(aether_mul_f32(a.m[15], b.m[15]), aether_add_f32(aether_mul_f32(a.m[14], b.m[11]), aether_add_f32(aether_mul_f32(a.m[13], b.m[7]), aether_mul_f32(a.m[12], b.m[3]))));
+    return aether_out;
 }
 
 /* aether_mat4d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4d out;
-       out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-       out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-       out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-       out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-       out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-       out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-       out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-       out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-       out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-       out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-       out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-       out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-       out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-       out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-       out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-       out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+       aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+       aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+       aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+       aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+       aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+       aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+       aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+       aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+       aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+       aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+       aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+       aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+       aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+       aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+       aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+       return aether_out; */
 AETHER_HD inline aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
 {
-    aether_mat4d out;
-    out.m[0] = aether_add_f64(aether_mul_f64(a.m[3], b.m[12]), aether_add_f64(aether_mul_f64(a.m[2], b.m[8]), aether_add_f64(aether_mul_f64(a.m[1], b.m[4]), aether_mul_f64(a.m[0], b.m[0]))));
-    out.m[1] = aether_add_f64(aether_mul_f64(a.m[3], b.m[13]), aether_add_f64(aether_mul_f64(a.m[2], b.m[9]), aether_add_f64(aether_mul_f64(a.m[1], b.m[5]), aether_mul_f64(a.m[0], b.m[1]))));
-    out.m[2] = aether_add_f64(aether_mul_f64(a.m[3], b.m[14]), aether_add_f64(aether_mul_f64(a.m[2], b.m[10]), aether_add_f64(aether_mul_f64(a.m[1], b.m[6]), aether_mul_f64(a.m[0], b.m[2]))));
-    out.m[3] = aether_add_f64(aether_mul_f64(a.m[3], b.m[15]), aether_add_f64(aether_mul_f64(a.m[2], b.m[11]), aether_add_f64(aether_mul_f64(a.m[1], b.m[7]), aether_mul_f64(a.m[0], b.m[3]))));
-    out.m[4] = aether_add_f64(aether_mul_f64(a.m[7], b.m[12]), aether_add_f64(aether_mul_f64(a.m[6], b.m[8]), aether_add_f64(aether_mul_f64(a.m[5], b.m[4]), aether_mul_f64(a.m[4], b.m[0]))));
-    out.m[5] = aether_add_f64(aether_mul_f64(a.m[7], b.m[13]), aether_add_f64(aether_mul_f64(a.m[6], b.m[9]), aether_add_f64(aether_mul_f64(a.m[5], b.m[5]), aether_mul_f64(a.m[4], b.m[1]))));
-    out.m[6] = aether_add_f64(aether_mul_f64(a.m[7], b.m[14]), aether_add_f64(aether_mul_f64(a.m[6], b.m[10]), aether_add_f64(aether_mul_f64(a.m[5], b.m[6]), aether_mul_f64(a.m[4], b.m[2]))));
-    out.m[7] = aether_add_f64(aether_mul_f64(a.m[7], b.m[15]), aether_add_f64(aether_mul_f64(a.m[6], b.m[11]), aether_add_f64(aether_mul_f64(a.m[5], b.m[7]), aether_mul_f64(a.m[4], b.m[3]))));
-    out.m[8] = aether_add_f64(aether_mul_f64(a.m[11], b.m[12]), aether_add_f64(aether_mul_f64(a.m[10], b.m[8]), aether_add_f64(aether_mul_f64(a.m[9], b.m[4]), aether_mul_f64(a.m[8], b.m[0]))));
-    out.m[9] = aether_add_f64(aether_mul_f64(a.m[11], b.m[13]), aether_add_f64(aether_mul_f64(a.m[10], b.m[9]), aether_add_f64(aether_mul_f64(a.m[9], b.m[5]), aether_mul_f64(a.m[8], b.m[1]))));
-    out.m[10] = aether_add_f64(aether_mul_f64(a.m[11], b.m[14]), aether_add_f64(aether_mul_f64(a.m[10], b.m[10]), aether_add_f64(aether_mul_f64(a.m[9], b.m[6]), aether_mul_f64(a.m[8], b.m[2]))));
-    out.m[11] = aether_add_f64(aether_mul_f64(a.m[11], b.m[15]), aether_add_f64(aether_mul_f64(a.m[10], b.m[11]), aether_add_f64(aether_mul_f64(a.m[9], b.m[7]), aether_mul_f64(a.m[8], b.m[3]))));
-    out.m[12] = aether_add_f64(aether_mul_f64(a.m[15], b.m[12]), aether_add_f64(aether_mul_f64(a.m[14], b.m[8]), aether_add_f64(aether_mul_f64(a.m[13], b.m[4]), aether_mul_f64(a.m[12], b.m[0]))));
-    out.m[13] = aether_add_f64(aether_mul_f64(a.m[15], b.m[13]), aether_add_f64(aether_mul_f64(a.m[14], b.m[9]), aether_add_f64(aether_mul_f64(a.m[13], b.m[5]), aether_mul_f64(a.m[12], b.m[1]))));
-    out.m[14] = aether_add_f64(aether_mul_f64(a.m[15], b.m[14]), aether_add_f64(aether_mul_f64(a.m[14], b.m[10]), aether_add_f64(aether_mul_f64(a.m[13], b.m[6]), aether_mul_f64(a.m[12], b.m[2]))));
-    out.m[15] = aether_add_f64(aether_mul_f64(a.m[15], b.m[15]), aether_add_f64(aether_mul_f64(a.m[14], b.m[11]), aether_add_f64(aether_mul_f64(a.m[13], b.m[7]), aether_mul_f64(a.m[12], b.m[3]))));
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = aether_add_f64(aether_mul_f64(a.m[3], b.m[12]), aether_add_f64(aether_mul_f64(a.m[2], b.m[8]), aether_add_f64(aether_mul_f64(a.m[1], b.m[4]), aether_mul_f64(a.m[0], b.m[0]))));
+    aether_out.m[1] = aether_add_f64(aether_mul_f64(a.m[3], b.m[13]), aether_add_f64(aether_mul_f64(a.m[2], b.m[9]), aether_add_f64(aether_mul_f64(a.m[1], b.m[5]), aether_mul_f64(a.m[0], b.m[1]))));
+    aether_out.m[2] = aether_add_f64(aether_mul_f64(a.m[3], b.m[14]), aether_add_f64(aether_mul_f64(a.m[2], b.m[10]), aether_add_f64(aether_mul_f64(a.m[1], b.m[6]), aether_mul_f64(a.m[0], b.m[2]))));
+    aether_out.m[3] = aether_add_f64(aether_mul_f64(a.m[3], b.m[15]), aether_add_f64(aether_mul_f64(a.m[2], b.m[11]), aether_add_f64(aether_mul_f64(a.m[1], b.m[7]), aether_mul_f64(a.m[0], b.m[3]))));
+    aether_out.m[4] = aether_add_f64(aether_mul_f64(a.m[7], b.m[12]), aether_add_f64(aether_mul_f64(a.m[6], b.m[8]), aether_add_f64(aether_mul_f64(a.m[5], b.m[4]), aether_mul_f64(a.m[4], b.m[0]))));
+    aether_out.m[5] = aether_add_f64(aether_mul_f64(a.m[7], b.m[13]), aether_add_f64(aether_mul_f64(a.m[6], b.m[9]), aether_add_f64(aether_mul_f64(a.m[5], b.m[5]), aether_mul_f64(a.m[4], b.m[1]))));
+    aether_out.m[6] = aether_add_f64(aether_mul_f64(a.m[7], b.m[14]), aether_add_f64(aether_mul_f64(a.m[6], b.m[10]), aether_add_f64(aether_mul_f64(a.m[5], b.m[6]), aether_mul_f64(a.m[4], b.m[2]))));
+    aether_out.m[7] = aether_add_f64(aether_mul_f64(a.m[7], b.m[15]), aether_add_f64(aether_mul_f64(a.m[6], b.m[11]), aether_add_f64(aether_mul_f64(a.m[5], b.m[7]), aether_mul_f64(a.m[4], b.m[3]))));
+    aether_out.m[8] = aether_add_f64(aether_mul_f64(a.m[11], b.m[12]), aether_add_f64(aether_mul_f64(a.m[10], b.m[8]), aether_add_f64(aether_mul_f64(a.m[9], b.m[4]), aether_mul_f64(a.m[8], b.m[0]))));
+    aether_out.m[9] = aether_add_f64(aether_mul_f64(a.m[11], b.m[13]), aether_add_f64(aether_mul_f64(a.m[10], b.m[9]), aether_add_f64(aether_mul_f64(a.m[9], b.m[5]), aether_mul_f64(a.m[8], b.m[1]))));
+    aether_out.m[10] = aether_add_f64(aether_mul_f64(a.m[11], b.m[14]), aether_add_f64(aether_mul_f64(a.m[10], b.m[10]), aether_add_f64(aether_mul_f64(a.m[9], b.m[6]), aether_mul_f64(a.m[8], b.m[2]))));
+    aether_out.m[11] = aether_add_f64(aether_mul_f64(a.m[11], b.m[15]), aether_add_f64(aether_mul_f64(a.m[10], b.m[11]), aether_add_f64(aether_mul_f64(a.m[9], b.m[7]), aether_mul_f64(a.m[8], b.m[3]))));
+    aether_out.m[12] = aether_add_f64(aether_mul_f64(a.m[15], b.m[12]), aether_add_f64(aether_mul_f64(a.m[14], b.m[8]), aether_add_f64(aether_mul_f64(a.m[13], b.m[4]), aether_mul_f64(a.m[12], b.m[0]))));
+    aether_out.m[13] = aether_add_f64(aether_mul_f64(a.m[15], b.m[13]), aether_add_f64(aether_mul_f64(a.m[14], b.m[9]), aether_add_f64(aether_mul_f64(a.m[13], b.m[5]), aether_mul_f64(a.m[12], b.m[1]))));
+    aether_out.m[14] = aether_add_f64(aether_mul_f64(a.m[15], b.m[14]), aether_add_f64(aether_mul_f64(a.m[14], b.m[10]), aether_add_f64(aether_mul_f64(a.m[13], b.m[6]), aether_mul_f64(a.m[12], b.m[2]))));
+    aether_out.m[15] = aether_add_f64(aether_mul_f64(a.m[15], b.m[15]), aether_add_f64(aether_mul_f64(a.m[14], b.m[11]), aether_add_f64(aether_mul_f64(a.m[13], b.m[7]), aether_mul_f64(a.m[12], b.m[3]))));
+    return aether_out;
 }
 
 /* aether_mat2f_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2f out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[2];
-       out.m[2] = m.m[1];
-       out.m[3] = m.m[3];
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[2];
+       aether_out.m[2] = m.m[1];
+       aether_out.m[3] = m.m[3];
+       return aether_out; */
 AETHER_HD inline aether_mat2f aether_mat2f_transpose(aether_mat2f m)
 {
-    aether_mat2f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 /* aether_mat2d_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2d out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[2];
-       out.m[2] = m.m[1];
-       out.m[3] = m.m[3];
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[2];
+       aether_out.m[2] = m.m[1];
+       aether_out.m[3] = m.m[3];
+       return aether_out; */
 AETHER_HD inline aether_mat2d aether_mat2d_transpose(aether_mat2d m)
 {
-    aether_mat2d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 /* aether_mat3f_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3f out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[3];
-       out.m[2] = m.m[6];
-       out.m[3] = m.m[1];
-       out.m[4] = m.m[4];
-       out.m[5] = m.m[7];
-       out.m[6] = m.m[2];
-       out.m[7] = m.m[5];
-       out.m[8] = m.m[8];
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[3];
+       aether_out.m[2] = m.m[6];
+       aether_out.m[3] = m.m[1];
+       aether_out.m[4] = m.m[4];
+       aether_out.m[5] = m.m[7];
+       aether_out.m[6] = m.m[2];
+       aether_out.m[7] = m.m[5];
+       aether_out.m[8] = m.m[8];
+       return aether_out; */
 AETHER_HD inline aether_mat3f aether_mat3f_transpose(aether_mat3f m)
 {
-    aether_mat3f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 /* aether_mat3d_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3d out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[3];
-       out.m[2] = m.m[6];
-       out.m[3] = m.m[1];
-       out.m[4] = m.m[4];
-       out.m[5] = m.m[7];
-       out.m[6] = m.m[2];
-       out.m[7] = m.m[5];
-       out.m[8] = m.m[8];
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[3];
+       aether_out.m[2] = m.m[6];
+       aether_out.m[3] = m.m[1];
+       aether_out.m[4] = m.m[4];
+       aether_out.m[5] = m.m[7];
+       aether_out.m[6] = m.m[2];
+       aether_out.m[7] = m.m[5];
+       aether_out.m[8] = m.m[8];
+       return aether_out; */
 AETHER_HD inline aether_mat3d aether_mat3d_transpose(aether_mat3d m)
 {
-    aether_mat3d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 /* aether_mat4f_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4f out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[4];
-       out.m[2] = m.m[8];
-       out.m[3] = m.m[12];
-       out.m[4] = m.m[1];
-       out.m[5] = m.m[5];
-       out.m[6] = m.m[9];
-       out.m[7] = m.m[13];
-       out.m[8] = m.m[2];
-       out.m[9] = m.m[6];
-       out.m[10] = m.m[10];
-       out.m[11] = m.m[14];
-       out.m[12] = m.m[3];
-       out.m[13] = m.m[7];
-       out.m[14] = m.m[11];
-       out.m[15] = m.m[15];
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[4];
+       aether_out.m[2] = m.m[8];
+       aether_out.m[3] = m.m[12];
+       aether_out.m[4] = m.m[1];
+       aether_out.m[5] = m.m[5];
+       aether_out.m[6] = m.m[9];
+       aether_out.m[7] = m.m[13];
+       aether_out.m[8] = m.m[2];
+       aether_out.m[9] = m.m[6];
+       aether_out.m[10] = m.m[10];
+       aether_out.m[11] = m.m[14];
+       aether_out.m[12] = m.m[3];
+       aether_out.m[13] = m.m[7];
+       aether_out.m[14] = m.m[11];
+       aether_out.m[15] = m.m[15];
+       return aether_out; */
 AETHER_HD inline aether_mat4f aether_mat4f_transpose(aether_mat4f m)
 {
-    aether_mat4f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 /* aether_mat4d_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4d out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[4];
-       out.m[2] = m.m[8];
-       out.m[3] = m.m[12];
-       out.m[4] = m.m[1];
-       out.m[5] = m.m[5];
-       out.m[6] = m.m[9];
-       out.m[7] = m.m[13];
-       out.m[8] = m.m[2];
-       out.m[9] = m.m[6];
-       out.m[10] = m.m[10];
-       out.m[11] = m.m[14];
-       out.m[12] = m.m[3];
-       out.m[13] = m.m[7];
-       out.m[14] = m.m[11];
-       out.m[15] = m.m[15];
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[4];
+       aether_out.m[2] = m.m[8];
+       aether_out.m[3] = m.m[12];
+       aether_out.m[4] = m.m[1];
+       aether_out.m[5] = m.m[5];
+       aether_out.m[6] = m.m[9];
+       aether_out.m[7] = m.m[13];
+       aether_out.m[8] = m.m[2];
+       aether_out.m[9] = m.m[6];
+       aether_out.m[10] = m.m[10];
+       aether_out.m[11] = m.m[14];
+       aether_out.m[12] = m.m[3];
+       aether_out.m[13] = m.m[7];
+       aether_out.m[14] = m.m[11];
+       aether_out.m[15] = m.m[15];
+       return aether_out; */
 AETHER_HD inline aether_mat4d aether_mat4d_transpose(aether_mat4d m)
 {
-    aether_mat4d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 /* aether_mat2f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2f out;
-       out.m[0] = 1.0f;
-       out.m[1] = 0.0f;
-       out.m[2] = 0.0f;
-       out.m[3] = 1.0f;
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = 1.0f;
+       aether_out.m[1] = 0.0f;
+       aether_out.m[2] = 0.0f;
+       aether_out.m[3] = 1.0f;
+       return aether_out; */
 AETHER_HD inline aether_mat2f aether_mat2f_identity(void)
 {
-    aether_mat2f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 1.0f;
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 1.0f;
+    return aether_out;
 }
 
 /* aether_mat2d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2d out;
-       out.m[0] = 1.0;
-       out.m[1] = 0.0;
-       out.m[2] = 0.0;
-       out.m[3] = 1.0;
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = 1.0;
+       aether_out.m[1] = 0.0;
+       aether_out.m[2] = 0.0;
+       aether_out.m[3] = 1.0;
+       return aether_out; */
 AETHER_HD inline aether_mat2d aether_mat2d_identity(void)
 {
-    aether_mat2d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 1.0;
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 1.0;
+    return aether_out;
 }
 
 /* aether_mat3f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3f out;
-       out.m[0] = 1.0f;
-       out.m[1] = 0.0f;
-       out.m[2] = 0.0f;
-       out.m[3] = 0.0f;
-       out.m[4] = 1.0f;
-       out.m[5] = 0.0f;
-       out.m[6] = 0.0f;
-       out.m[7] = 0.0f;
-       out.m[8] = 1.0f;
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = 1.0f;
+       aether_out.m[1] = 0.0f;
+       aether_out.m[2] = 0.0f;
+       aether_out.m[3] = 0.0f;
+       aether_out.m[4] = 1.0f;
+       aether_out.m[5] = 0.0f;
+       aether_out.m[6] = 0.0f;
+       aether_out.m[7] = 0.0f;
+       aether_out.m[8] = 1.0f;
+       return aether_out; */
 AETHER_HD inline aether_mat3f aether_mat3f_identity(void)
 {
-    aether_mat3f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 1.0f;
-    out.m[5] = 0.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 1.0f;
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 1.0f;
+    aether_out.m[5] = 0.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 1.0f;
+    return aether_out;
 }
 
 /* aether_mat3d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3d out;
-       out.m[0] = 1.0;
-       out.m[1] = 0.0;
-       out.m[2] = 0.0;
-       out.m[3] = 0.0;
-       out.m[4] = 1.0;
-       out.m[5] = 0.0;
-       out.m[6] = 0.0;
-       out.m[7] = 0.0;
-       out.m[8] = 1.0;
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = 1.0;
+       aether_out.m[1] = 0.0;
+       aether_out.m[2] = 0.0;
+       aether_out.m[3] = 0.0;
+       aether_out.m[4] = 1.0;
+       aether_out.m[5] = 0.0;
+       aether_out.m[6] = 0.0;
+       aether_out.m[7] = 0.0;
+       aether_out.m[8] = 1.0;
+       return aether_out; */
 AETHER_HD inline aether_mat3d aether_mat3d_identity(void)
 {
-    aether_mat3d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 0.0;
-    out.m[4] = 1.0;
-    out.m[5] = 0.0;
-    out.m[6] = 0.0;
-    out.m[7] = 0.0;
-    out.m[8] = 1.0;
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 0.0;
+    aether_out.m[4] = 1.0;
+    aether_out.m[5] = 0.0;
+    aether_out.m[6] = 0.0;
+    aether_out.m[7] = 0.0;
+    aether_out.m[8] = 1.0;
+    return aether_out;
 }
 
 /* aether_mat4f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4f out;
-       out.m[0] = 1.0f;
-       out.m[1] = 0.0f;
-       out.m[2] = 0.0f;
-       out.m[3] = 0.0f;
-       out.m[4] = 0.0f;
-       out.m[5] = 1.0f;
-       out.m[6] = 0.0f;
-       out.m[7] = 0.0f;
-       out.m[8] = 0.0f;
-       out.m[9] = 0.0f;
-       out.m[10] = 1.0f;
-       out.m[11] = 0.0f;
-       out.m[12] = 0.0f;
-       out.m[13] = 0.0f;
-       out.m[14] = 0.0f;
-       out.m[15] = 1.0f;
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = 1.0f;
+       aether_out.m[1] = 0.0f;
+       aether_out.m[2] = 0.0f;
+       aether_out.m[3] = 0.0f;
+       aether_out.m[4] = 0.0f;
+       aether_out.m[5] = 1.0f;
+       aether_out.m[6] = 0.0f;
+       aether_out.m[7] = 0.0f;
+       aether_out.m[8] = 0.0f;
+       aether_out.m[9] = 0.0f;
+       aether_out.m[10] = 1.0f;
+       aether_out.m[11] = 0.0f;
+       aether_out.m[12] = 0.0f;
+       aether_out.m[13] = 0.0f;
+       aether_out.m[14] = 0.0f;
+       aether_out.m[15] = 1.0f;
+       return aether_out; */
 AETHER_HD inline aether_mat4f aether_mat4f_identity(void)
 {
-    aether_mat4f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 0.0f;
-    out.m[5] = 1.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 0.0f;
-    out.m[9] = 0.0f;
-    out.m[10] = 1.0f;
-    out.m[11] = 0.0f;
-    out.m[12] = 0.0f;
-    out.m[13] = 0.0f;
-    out.m[14] = 0.0f;
-    out.m[15] = 1.0f;
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 0.0f;
+    aether_out.m[5] = 1.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 0.0f;
+    aether_out.m[9] = 0.0f;
+    aether_out.m[10] = 1.0f;
+    aether_out.m[11] = 0.0f;
+    aether_out.m[12] = 0.0f;
+    aether_out.m[13] = 0.0f;
+    aether_out.m[14] = 0.0f;
+    aether_out.m[15] = 1.0f;
+    return aether_out;
 }
 
 /* aether_mat4d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4d out;
-       out.m[0] = 1.0;
-       out.m[1] = 0.0;
-       out.m[2] = 0.0;
-       out.m[3] = 0.0;
-       out.m[4] = 0.0;
-       out.m[5] = 1.0;
-       out.m[6] = 0.0;
-       out.m[7] = 0.0;
-       out.m[8] = 0.0;
-       out.m[9] = 0.0;
-       out.m[10] = 1.0;
-       out.m[11] = 0.0;
-       out.m[12] = 0.0;
-       out.m[13] = 0.0;
-       out.m[14] = 0.0;
-       out.m[15] = 1.0;
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = 1.0;
+       aether_out.m[1] = 0.0;
+       aether_out.m[2] = 0.0;
+       aether_out.m[3] = 0.0;
+       aether_out.m[4] = 0.0;
+       aether_out.m[5] = 1.0;
+       aether_out.m[6] = 0.0;
+       aether_out.m[7] = 0.0;
+       aether_out.m[8] = 0.0;
+       aether_out.m[9] = 0.0;
+       aether_out.m[10] = 1.0;
+       aether_out.m[11] = 0.0;
+       aether_out.m[12] = 0.0;
+       aether_out.m[13] = 0.0;
+       aether_out.m[14] = 0.0;
+       aether_out.m[15] = 1.0;
+       return aether_out; */
 AETHER_HD inline aether_mat4d aether_mat4d_identity(void)
 {
-    aether_mat4d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 0.0;
-    out.m[4] = 0.0;
-    out.m[5] = 1.0;
-    out.m[6] = 0.0;
-    out.m[7] = 0.0;
-    out.m[8] = 0.0;
-    out.m[9] = 0.0;
-    out.m[10] = 1.0;
-    out.m[11] = 0.0;
-    out.m[12] = 0.0;
-    out.m[13] = 0.0;
-    out.m[14] = 0.0;
-    out.m[15] = 1.0;
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 0.0;
+    aether_out.m[4] = 0.0;
+    aether_out.m[5] = 1.0;
+    aether_out.m[6] = 0.0;
+    aether_out.m[7] = 0.0;
+    aether_out.m[8] = 0.0;
+    aether_out.m[9] = 0.0;
+    aether_out.m[10] = 1.0;
+    aether_out.m[11] = 0.0;
+    aether_out.m[12] = 0.0;
+    aether_out.m[13] = 0.0;
+    aether_out.m[14] = 0.0;
+    aether_out.m[15] = 1.0;
+    return aether_out;
 }
 
 /* aether_mat2f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
@@ -4457,21 +4457,21 @@ AETHER_HD inline double aether_mat4d_determinant(aether_mat4d m)
        out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-       aether_mat2f out;
-       out.m[0] = (m.m[3] * s);
-       out.m[1] = ((m.m[1] * -1.0f) * s);
-       out.m[2] = ((m.m[2] * -1.0f) * s);
-       out.m[3] = (m.m[0] * s);
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = (m.m[3] * s);
+       aether_out.m[1] = ((m.m[1] * -1.0f) * s);
+       aether_out.m[2] = ((m.m[2] * -1.0f) * s);
+       aether_out.m[3] = (m.m[0] * s);
+       return aether_out; */
 AETHER_HD inline aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
 {
     const float s = aether_div_f32(1.0f, aether_sub_f32(aether_mul_f32(m.m[0], m.m[3]), aether_mul_f32(m.m[1], m.m[2])));
-    aether_mat2f out;
-    out.m[0] = aether_mul_f32(m.m[3], s);
-    out.m[1] = aether_mul_f32(aether_mul_f32(m.m[1], -1.0f), s);
-    out.m[2] = aether_mul_f32(aether_mul_f32(m.m[2], -1.0f), s);
-    out.m[3] = aether_mul_f32(m.m[0], s);
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = aether_mul_f32(m.m[3], s);
+    aether_out.m[1] = aether_mul_f32(aether_mul_f32(m.m[1], -1.0f), s);
+    aether_out.m[2] = aether_mul_f32(aether_mul_f32(m.m[2], -1.0f), s);
+    aether_out.m[3] = aether_mul_f32(m.m[0], s);
+    return aether_out;
 }
 
 /* aether_mat2d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -4480,21 +4480,21 @@ AETHER_HD inline aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
        out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-       aether_mat2d out;
-       out.m[0] = (m.m[3] * s);
-       out.m[1] = ((m.m[1] * -1.0) * s);
-       out.m[2] = ((m.m[2] * -1.0) * s);
-       out.m[3] = (m.m[0] * s);
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = (m.m[3] * s);
+       aether_out.m[1] = ((m.m[1] * -1.0) * s);
+       aether_out.m[2] = ((m.m[2] * -1.0) * s);
+       aether_out.m[3] = (m.m[0] * s);
+       return aether_out; */
 AETHER_HD inline aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
 {
     const double s = aether_div_f64(1.0, aether_sub_f64(aether_mul_f64(m.m[0], m.m[3]), aether_mul_f64(m.m[1], m.m[2])));
-    aether_mat2d out;
-    out.m[0] = aether_mul_f64(m.m[3], s);
-    out.m[1] = aether_mul_f64(aether_mul_f64(m.m[1], -1.0), s);
-    out.m[2] = aether_mul_f64(aether_mul_f64(m.m[2], -1.0), s);
-    out.m[3] = aether_mul_f64(m.m[0], s);
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = aether_mul_f64(m.m[3], s);
+    aether_out.m[1] = aether_mul_f64(aether_mul_f64(m.m[1], -1.0), s);
+    aether_out.m[2] = aether_mul_f64(aether_mul_f64(m.m[2], -1.0), s);
+    aether_out.m[3] = aether_mul_f64(m.m[0], s);
+    return aether_out;
 }
 
 /* aether_mat3f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -4503,31 +4503,31 @@ AETHER_HD inline aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
        out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-       aether_mat3f out;
-       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
-       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
-       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
-       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
-       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+       aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+       aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+       aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+       aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return aether_out; */
 AETHER_HD inline aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
 {
     const float s = aether_div_f32(1.0f, aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[4], m.m[8]), aether_mul_f32(m.m[5], m.m[7]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[3], m.m[8]), aether_mul_f32(m.m[5], m.m[6])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[3], m.m[7]), aether_mul_f32(m.m[4], m.m[6])))));
-    aether_mat3f out;
-    out.m[0] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[4], m.m[8]), aether_mul_f32(m.m[5], m.m[7])), s);
-    out.m[1] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[1], m.m[8]), aether_mul_f32(m.m[2], m.m[7])), -1.0f), s);
-    out.m[2] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[1], m.m[5]), aether_mul_f32(m.m[2], m.m[4])), s);
-    out.m[3] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[3], m.m[8]), aether_mul_f32(m.m[5], m.m[6])), -1.0f), s);
-    out.m[4] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[8]), aether_mul_f32(m.m[2], m.m[6])), s);
-    out.m[5] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[5]), aether_mul_f32(m.m[2], m.m[3])), -1.0f), s);
-    out.m[6] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[3], m.m[7]), aether_mul_f32(m.m[4], m.m[6])), s);
-    out.m[7] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[7]), aether_mul_f32(m.m[1], m.m[6])), -1.0f), s);
-    out.m[8] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[4]), aether_mul_f32(m.m[1], m.m[3])), s);
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[4], m.m[8]), aether_mul_f32(m.m[5], m.m[7])), s);
+    aether_out.m[1] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[1], m.m[8]), aether_mul_f32(m.m[2], m.m[7])), -1.0f), s);
+    aether_out.m[2] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[1], m.m[5]), aether_mul_f32(m.m[2], m.m[4])), s);
+    aether_out.m[3] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[3], m.m[8]), aether_mul_f32(m.m[5], m.m[6])), -1.0f), s);
+    aether_out.m[4] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[8]), aether_mul_f32(m.m[2], m.m[6])), s);
+    aether_out.m[5] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[5]), aether_mul_f32(m.m[2], m.m[3])), -1.0f), s);
+    aether_out.m[6] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[3], m.m[7]), aether_mul_f32(m.m[4], m.m[6])), s);
+    aether_out.m[7] = aether_mul_f32(aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[7]), aether_mul_f32(m.m[1], m.m[6])), -1.0f), s);
+    aether_out.m[8] = aether_mul_f32(aether_sub_f32(aether_mul_f32(m.m[0], m.m[4]), aether_mul_f32(m.m[1], m.m[3])), s);
+    return aether_out;
 }
 
 /* aether_mat3d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -4536,31 +4536,31 @@ AETHER_HD inline aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
        out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-       aether_mat3d out;
-       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
-       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
-       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
-       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
-       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+       aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+       aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+       aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+       aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return aether_out; */
 AETHER_HD inline aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
 {
     const double s = aether_div_f64(1.0, aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[4], m.m[8]), aether_mul_f64(m.m[5], m.m[7]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[3], m.m[8]), aether_mul_f64(m.m[5], m.m[6])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[3], m.m[7]), aether_mul_f64(m.m[4], m.m[6])))));
-    aether_mat3d out;
-    out.m[0] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[4], m.m[8]), aether_mul_f64(m.m[5], m.m[7])), s);
-    out.m[1] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[1], m.m[8]), aether_mul_f64(m.m[2], m.m[7])), -1.0), s);
-    out.m[2] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[1], m.m[5]), aether_mul_f64(m.m[2], m.m[4])), s);
-    out.m[3] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[3], m.m[8]), aether_mul_f64(m.m[5], m.m[6])), -1.0), s);
-    out.m[4] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[8]), aether_mul_f64(m.m[2], m.m[6])), s);
-    out.m[5] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[5]), aether_mul_f64(m.m[2], m.m[3])), -1.0), s);
-    out.m[6] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[3], m.m[7]), aether_mul_f64(m.m[4], m.m[6])), s);
-    out.m[7] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[7]), aether_mul_f64(m.m[1], m.m[6])), -1.0), s);
-    out.m[8] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[4]), aether_mul_f64(m.m[1], m.m[3])), s);
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[4], m.m[8]), aether_mul_f64(m.m[5], m.m[7])), s);
+    aether_out.m[1] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[1], m.m[8]), aether_mul_f64(m.m[2], m.m[7])), -1.0), s);
+    aether_out.m[2] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[1], m.m[5]), aether_mul_f64(m.m[2], m.m[4])), s);
+    aether_out.m[3] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[3], m.m[8]), aether_mul_f64(m.m[5], m.m[6])), -1.0), s);
+    aether_out.m[4] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[8]), aether_mul_f64(m.m[2], m.m[6])), s);
+    aether_out.m[5] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[5]), aether_mul_f64(m.m[2], m.m[3])), -1.0), s);
+    aether_out.m[6] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[3], m.m[7]), aether_mul_f64(m.m[4], m.m[6])), s);
+    aether_out.m[7] = aether_mul_f64(aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[7]), aether_mul_f64(m.m[1], m.m[6])), -1.0), s);
+    aether_out.m[8] = aether_mul_f64(aether_sub_f64(aether_mul_f64(m.m[0], m.m[4]), aether_mul_f64(m.m[1], m.m[3])), s);
+    return aether_out;
 }
 
 /* aether_mat4f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -4569,45 +4569,45 @@ AETHER_HD inline aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
        out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-       aether_mat4f out;
-       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
-       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
-       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
-       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
-       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
-       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
-       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+       aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+       aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+       aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return aether_out; */
 AETHER_HD inline aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
 {
     const float s = aether_div_f32(1.0f, aether_sub_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))))), aether_mul_f32(m.m[1], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))))), aether_mul_f32(m.m[2], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))))), aether_mul_f32(m.m[3], aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))))));
-    aether_mat4f out;
-    out.m[0] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13])))), s);
-    out.m[1] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13])))), -1.0f), s);
-    out.m[2] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[6], m.m[15]), aether_mul_f32(m.m[7], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[5], m.m[15]), aether_mul_f32(m.m[7], m.m[13])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[5], m.m[14]), aether_mul_f32(m.m[6], m.m[13])))), s);
-    out.m[3] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[6], m.m[11]), aether_mul_f32(m.m[7], m.m[10]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[5], m.m[11]), aether_mul_f32(m.m[7], m.m[9])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[5], m.m[10]), aether_mul_f32(m.m[6], m.m[9])))), -1.0f), s);
-    out.m[4] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), -1.0f), s);
-    out.m[5] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), s);
-    out.m[6] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[6], m.m[15]), aether_mul_f32(m.m[7], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[15]), aether_mul_f32(m.m[7], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[14]), aether_mul_f32(m.m[6], m.m[12])))), -1.0f), s);
-    out.m[7] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[6], m.m[11]), aether_mul_f32(m.m[7], m.m[10]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[11]), aether_mul_f32(m.m[7], m.m[8])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[10]), aether_mul_f32(m.m[6], m.m[8])))), s);
-    out.m[8] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), s);
-    out.m[9] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), -1.0f), s);
-    out.m[10] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[15]), aether_mul_f32(m.m[7], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[15]), aether_mul_f32(m.m[7], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[13]), aether_mul_f32(m.m[5], m.m[12])))), s);
-    out.m[11] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[11]), aether_mul_f32(m.m[7], m.m[9]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[11]), aether_mul_f32(m.m[7], m.m[8])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[9]), aether_mul_f32(m.m[5], m.m[8])))), -1.0f), s);
-    out.m[12] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), -1.0f), s);
-    out.m[13] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), s);
-    out.m[14] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[14]), aether_mul_f32(m.m[6], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[14]), aether_mul_f32(m.m[6], m.m[12])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[13]), aether_mul_f32(m.m[5], m.m[12])))), -1.0f), s);
-    out.m[15] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[10]), aether_mul_f32(m.m[6], m.m[9]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[10]), aether_mul_f32(m.m[6], m.m[8])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[9]), aether_mul_f32(m.m[5], m.m[8])))), s);
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13])))), s);
+    aether_out.m[1] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13])))), -1.0f), s);
+    aether_out.m[2] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[6], m.m[15]), aether_mul_f32(m.m[7], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[5], m.m[15]), aether_mul_f32(m.m[7], m.m[13])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[5], m.m[14]), aether_mul_f32(m.m[6], m.m[13])))), s);
+    aether_out.m[3] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[6], m.m[11]), aether_mul_f32(m.m[7], m.m[10]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[5], m.m[11]), aether_mul_f32(m.m[7], m.m[9])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[5], m.m[10]), aether_mul_f32(m.m[6], m.m[9])))), -1.0f), s);
+    aether_out.m[4] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), -1.0f), s);
+    aether_out.m[5] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[10], m.m[15]), aether_mul_f32(m.m[11], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), s);
+    aether_out.m[6] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[6], m.m[15]), aether_mul_f32(m.m[7], m.m[14]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[15]), aether_mul_f32(m.m[7], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[14]), aether_mul_f32(m.m[6], m.m[12])))), -1.0f), s);
+    aether_out.m[7] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[6], m.m[11]), aether_mul_f32(m.m[7], m.m[10]))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[11]), aether_mul_f32(m.m[7], m.m[8])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[10]), aether_mul_f32(m.m[6], m.m[8])))), s);
+    aether_out.m[8] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[7], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), s);
+    aether_out.m[9] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[9], m.m[15]), aether_mul_f32(m.m[11], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[8], m.m[15]), aether_mul_f32(m.m[11], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), -1.0f), s);
+    aether_out.m[10] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[15]), aether_mul_f32(m.m[7], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[15]), aether_mul_f32(m.m[7], m.m[12])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[13]), aether_mul_f32(m.m[5], m.m[12])))), s);
+    aether_out.m[11] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[11]), aether_mul_f32(m.m[7], m.m[9]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[11]), aether_mul_f32(m.m[7], m.m[8])))), aether_mul_f32(m.m[3], aether_sub_f32(aether_mul_f32(m.m[4], m.m[9]), aether_mul_f32(m.m[5], m.m[8])))), -1.0f), s);
+    aether_out.m[12] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[4], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[5], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[6], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), -1.0f), s);
+    aether_out.m[13] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[9], m.m[14]), aether_mul_f32(m.m[10], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[8], m.m[14]), aether_mul_f32(m.m[10], m.m[12])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[8], m.m[13]), aether_mul_f32(m.m[9], m.m[12])))), s);
+    aether_out.m[14] = aether_mul_f32(aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[14]), aether_mul_f32(m.m[6], m.m[13]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[14]), aether_mul_f32(m.m[6], m.m[12])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[13]), aether_mul_f32(m.m[5], m.m[12])))), -1.0f), s);
+    aether_out.m[15] = aether_mul_f32(aether_add_f32(aether_sub_f32(aether_mul_f32(m.m[0], aether_sub_f32(aether_mul_f32(m.m[5], m.m[10]), aether_mul_f32(m.m[6], m.m[9]))), aether_mul_f32(m.m[1], aether_sub_f32(aether_mul_f32(m.m[4], m.m[10]), aether_mul_f32(m.m[6], m.m[8])))), aether_mul_f32(m.m[2], aether_sub_f32(aether_mul_f32(m.m[4], m.m[9]), aether_mul_f32(m.m[5], m.m[8])))), s);
+    return aether_out;
 }
 
 /* aether_mat4d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -4616,45 +4616,45 @@ AETHER_HD inline aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
        out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-       aether_mat4d out;
-       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
-       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
-       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
-       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
-       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
-       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
-       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
-       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
-       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+       aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+       aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+       aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+       aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+       aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+       aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return aether_out; */
 AETHER_HD inline aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
 {
     const double s = aether_div_f64(1.0, aether_sub_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))))), aether_mul_f64(m.m[1], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))))), aether_mul_f64(m.m[2], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))))), aether_mul_f64(m.m[3], aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))))));
-    aether_mat4d out;
-    out.m[0] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13])))), s);
-    out.m[1] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13])))), -1.0), s);
-    out.m[2] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[6], m.m[15]), aether_mul_f64(m.m[7], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[5], m.m[15]), aether_mul_f64(m.m[7], m.m[13])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[5], m.m[14]), aether_mul_f64(m.m[6], m.m[13])))), s);
-    out.m[3] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[6], m.m[11]), aether_mul_f64(m.m[7], m.m[10]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[5], m.m[11]), aether_mul_f64(m.m[7], m.m[9])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[5], m.m[10]), aether_mul_f64(m.m[6], m.m[9])))), -1.0), s);
-    out.m[4] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), -1.0), s);
-    out.m[5] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), s);
-    out.m[6] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[6], m.m[15]), aether_mul_f64(m.m[7], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[15]), aether_mul_f64(m.m[7], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[14]), aether_mul_f64(m.m[6], m.m[12])))), -1.0), s);
-    out.m[7] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[6], m.m[11]), aether_mul_f64(m.m[7], m.m[10]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[11]), aether_mul_f64(m.m[7], m.m[8])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[10]), aether_mul_f64(m.m[6], m.m[8])))), s);
-    out.m[8] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), s);
-    out.m[9] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), -1.0), s);
-    out.m[10] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[15]), aether_mul_f64(m.m[7], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[15]), aether_mul_f64(m.m[7], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[13]), aether_mul_f64(m.m[5], m.m[12])))), s);
-    out.m[11] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[11]), aether_mul_f64(m.m[7], m.m[9]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[11]), aether_mul_f64(m.m[7], m.m[8])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[9]), aether_mul_f64(m.m[5], m.m[8])))), -1.0), s);
-    out.m[12] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), -1.0), s);
-    out.m[13] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), s);
-    out.m[14] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[14]), aether_mul_f64(m.m[6], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[14]), aether_mul_f64(m.m[6], m.m[12])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[13]), aether_mul_f64(m.m[5], m.m[12])))), -1.0), s);
-    out.m[15] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[10]), aether_mul_f64(m.m[6], m.m[9]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[10]), aether_mul_f64(m.m[6], m.m[8])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[9]), aether_mul_f64(m.m[5], m.m[8])))), s);
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13])))), s);
+    aether_out.m[1] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13])))), -1.0), s);
+    aether_out.m[2] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[6], m.m[15]), aether_mul_f64(m.m[7], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[5], m.m[15]), aether_mul_f64(m.m[7], m.m[13])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[5], m.m[14]), aether_mul_f64(m.m[6], m.m[13])))), s);
+    aether_out.m[3] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[6], m.m[11]), aether_mul_f64(m.m[7], m.m[10]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[5], m.m[11]), aether_mul_f64(m.m[7], m.m[9])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[5], m.m[10]), aether_mul_f64(m.m[6], m.m[9])))), -1.0), s);
+    aether_out.m[4] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), -1.0), s);
+    aether_out.m[5] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[10], m.m[15]), aether_mul_f64(m.m[11], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), s);
+    aether_out.m[6] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[6], m.m[15]), aether_mul_f64(m.m[7], m.m[14]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[15]), aether_mul_f64(m.m[7], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[14]), aether_mul_f64(m.m[6], m.m[12])))), -1.0), s);
+    aether_out.m[7] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[6], m.m[11]), aether_mul_f64(m.m[7], m.m[10]))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[11]), aether_mul_f64(m.m[7], m.m[8])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[10]), aether_mul_f64(m.m[6], m.m[8])))), s);
+    aether_out.m[8] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[7], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), s);
+    aether_out.m[9] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[9], m.m[15]), aether_mul_f64(m.m[11], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[8], m.m[15]), aether_mul_f64(m.m[11], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), -1.0), s);
+    aether_out.m[10] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[15]), aether_mul_f64(m.m[7], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[15]), aether_mul_f64(m.m[7], m.m[12])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[13]), aether_mul_f64(m.m[5], m.m[12])))), s);
+    aether_out.m[11] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[11]), aether_mul_f64(m.m[7], m.m[9]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[11]), aether_mul_f64(m.m[7], m.m[8])))), aether_mul_f64(m.m[3], aether_sub_f64(aether_mul_f64(m.m[4], m.m[9]), aether_mul_f64(m.m[5], m.m[8])))), -1.0), s);
+    aether_out.m[12] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[4], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[5], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[6], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), -1.0), s);
+    aether_out.m[13] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[9], m.m[14]), aether_mul_f64(m.m[10], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[8], m.m[14]), aether_mul_f64(m.m[10], m.m[12])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[8], m.m[13]), aether_mul_f64(m.m[9], m.m[12])))), s);
+    aether_out.m[14] = aether_mul_f64(aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[14]), aether_mul_f64(m.m[6], m.m[13]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[14]), aether_mul_f64(m.m[6], m.m[12])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[13]), aether_mul_f64(m.m[5], m.m[12])))), -1.0), s);
+    aether_out.m[15] = aether_mul_f64(aether_add_f64(aether_sub_f64(aether_mul_f64(m.m[0], aether_sub_f64(aether_mul_f64(m.m[5], m.m[10]), aether_mul_f64(m.m[6], m.m[9]))), aether_mul_f64(m.m[1], aether_sub_f64(aether_mul_f64(m.m[4], m.m[10]), aether_mul_f64(m.m[6], m.m[8])))), aether_mul_f64(m.m[2], aether_sub_f64(aether_mul_f64(m.m[4], m.m[9]), aether_mul_f64(m.m[5], m.m[8])))), s);
+    return aether_out;
 }
 
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -4735,10 +4735,10 @@ AETHER_HD inline double aether_f64_two_sum_err(double a, double b, double s)
        const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const float two_sum_err_av = (two_sum_err_t - y);
        const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_pairf out;
-       out.hi = s;
-       out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
-       return out; */
+       aether_pairf aether_out;
+       aether_out.hi = s;
+       aether_out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+       return aether_out; */
 AETHER_HD inline aether_pairf aether_f32_two_sum(float a, float b)
 {
     const float x = aether_barrier_f32(a);
@@ -4749,10 +4749,10 @@ AETHER_HD inline aether_pairf aether_f32_two_sum(float a, float b)
     const float two_sum_err_ab = aether_add_f32(aether_sub_f32(x, aether_sub_f32(two_sum_err_t, two_sum_err_bv)), aether_sub_f32(y, two_sum_err_bv));
     const float two_sum_err_av = aether_sub_f32(two_sum_err_t, y);
     const float two_sum_err_ba = aether_add_f32(aether_sub_f32(y, aether_sub_f32(two_sum_err_t, two_sum_err_av)), aether_sub_f32(x, two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+    return aether_out;
 }
 
 /* aether_f64_two_sum: The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
@@ -4771,10 +4771,10 @@ AETHER_HD inline aether_pairf aether_f32_two_sum(float a, float b)
        const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const double two_sum_err_av = (two_sum_err_t - y);
        const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_paird out;
-       out.hi = s;
-       out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
-       return out; */
+       aether_paird aether_out;
+       aether_out.hi = s;
+       aether_out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
+       return aether_out; */
 AETHER_HD inline aether_paird aether_f64_two_sum(double a, double b)
 {
     const double x = aether_barrier_f64(a);
@@ -4785,10 +4785,10 @@ AETHER_HD inline aether_paird aether_f64_two_sum(double a, double b)
     const double two_sum_err_ab = aether_add_f64(aether_sub_f64(x, aether_sub_f64(two_sum_err_t, two_sum_err_bv)), aether_sub_f64(y, two_sum_err_bv));
     const double two_sum_err_av = aether_sub_f64(two_sum_err_t, y);
     const double two_sum_err_ba = aether_add_f64(aether_sub_f64(y, aether_sub_f64(two_sum_err_t, two_sum_err_av)), aether_sub_f64(x, two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
+    return aether_out;
 }
 
 /* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -4809,10 +4809,10 @@ AETHER_HD inline aether_paird aether_f64_two_sum(double a, double b)
        const float two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
        const float two_sum_err_av = (two_sum_err_t - t);
        const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-       aether_pairf out;
-       out.hi = s;
-       out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_pairf aether_out;
+       aether_out.hi = s;
+       aether_out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 AETHER_HD inline aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
 {
     const float h = aether_barrier_f32(p.hi);
@@ -4824,10 +4824,10 @@ AETHER_HD inline aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
     const float two_sum_err_ab = aether_add_f32(aether_sub_f32(h, aether_sub_f32(two_sum_err_t, two_sum_err_bv)), aether_sub_f32(t, two_sum_err_bv));
     const float two_sum_err_av = aether_sub_f32(two_sum_err_t, t);
     const float two_sum_err_ba = aether_add_f32(aether_sub_f32(t, aether_sub_f32(two_sum_err_t, two_sum_err_av)), aether_sub_f32(h, two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = aether_add_f32(c, aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_add_f32(c, aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -4848,10 +4848,10 @@ AETHER_HD inline aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
        const double two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
        const double two_sum_err_av = (two_sum_err_t - t);
        const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-       aether_paird out;
-       out.hi = s;
-       out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_paird aether_out;
+       aether_out.hi = s;
+       aether_out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 AETHER_HD inline aether_paird aether_paird_neumaier_add(aether_paird p, double x)
 {
     const double h = aether_barrier_f64(p.hi);
@@ -4863,10 +4863,10 @@ AETHER_HD inline aether_paird aether_paird_neumaier_add(aether_paird p, double x
     const double two_sum_err_ab = aether_add_f64(aether_sub_f64(h, aether_sub_f64(two_sum_err_t, two_sum_err_bv)), aether_sub_f64(t, two_sum_err_bv));
     const double two_sum_err_av = aether_sub_f64(two_sum_err_t, t);
     const double two_sum_err_ba = aether_add_f64(aether_sub_f64(t, aether_sub_f64(two_sum_err_t, two_sum_err_av)), aether_sub_f64(h, two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = aether_add_f64(c, aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_add_f64(c, aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -4885,10 +4885,10 @@ AETHER_HD inline aether_paird aether_paird_neumaier_add(aether_paird p, double x
        const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const float two_sum_err_av = (two_sum_err_t - y);
        const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_pairf out;
-       out.hi = s;
-       out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_pairf aether_out;
+       aether_out.hi = s;
+       aether_out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 AETHER_HD inline aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
 {
     const float x = aether_barrier_f32(a.hi);
@@ -4899,10 +4899,10 @@ AETHER_HD inline aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf 
     const float two_sum_err_ab = aether_add_f32(aether_sub_f32(x, aether_sub_f32(two_sum_err_t, two_sum_err_bv)), aether_sub_f32(y, two_sum_err_bv));
     const float two_sum_err_av = aether_sub_f32(two_sum_err_t, y);
     const float two_sum_err_ba = aether_add_f32(aether_sub_f32(y, aether_sub_f32(two_sum_err_t, two_sum_err_av)), aether_sub_f32(x, two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = aether_add_f32(aether_add_f32(aether_barrier_f32(a.comp), aether_barrier_f32(b.comp)), aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_add_f32(aether_add_f32(aether_barrier_f32(a.comp), aether_barrier_f32(b.comp)), aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -4921,10 +4921,10 @@ AETHER_HD inline aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf 
        const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const double two_sum_err_av = (two_sum_err_t - y);
        const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_paird out;
-       out.hi = s;
-       out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_paird aether_out;
+       aether_out.hi = s;
+       aether_out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 AETHER_HD inline aether_paird aether_paird_combine(aether_paird a, aether_paird b)
 {
     const double x = aether_barrier_f64(a.hi);
@@ -4935,10 +4935,10 @@ AETHER_HD inline aether_paird aether_paird_combine(aether_paird a, aether_paird 
     const double two_sum_err_ab = aether_add_f64(aether_sub_f64(x, aether_sub_f64(two_sum_err_t, two_sum_err_bv)), aether_sub_f64(y, two_sum_err_bv));
     const double two_sum_err_av = aether_sub_f64(two_sum_err_t, y);
     const double two_sum_err_ba = aether_add_f64(aether_sub_f64(y, aether_sub_f64(two_sum_err_t, two_sum_err_av)), aether_sub_f64(x, two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = aether_add_f64(aether_add_f64(aether_barrier_f64(a.comp), aether_barrier_f64(b.comp)), aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_add_f64(aether_add_f64(aether_barrier_f64(a.comp), aether_barrier_f64(b.comp)), aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
@@ -5197,10 +5197,10 @@ AETHER_HD inline double aether_f64_pow_poly(double z)
        const float q = (reduce_half_pi_k - (4.0f * fq));
        const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? (sr * -1.0f) : (cr * -1.0f)))));
        const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? (sr * -1.0f) : ((q == 2.0f) ? (cr * -1.0f) : sr)));
-       aether_vec2f out;
-       out.x = sn;
-       out.y = cs;
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = sn;
+       aether_out.y = cs;
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_f32_sincos(float a)
 {
     const float reduce_half_pi_t = aether_mul_f32(a, 0.636619746685028076171875f);
@@ -5232,10 +5232,10 @@ AETHER_HD inline aether_vec2f aether_f32_sincos(float a)
     const float q = aether_sub_f32(reduce_half_pi_k, aether_mul_f32(4.0f, fq));
     const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? aether_mul_f32(sr, -1.0f) : aether_mul_f32(cr, -1.0f)))));
     const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? aether_mul_f32(sr, -1.0f) : ((q == 2.0f) ? aether_mul_f32(cr, -1.0f) : sr)));
-    aether_vec2f out;
-    out.x = sn;
-    out.y = cs;
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = sn;
+    aether_out.y = cs;
+    return aether_out;
 }
 
 /* aether_f64_sincos: sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| <= 8192 (f32) or 2^20 (f64).
@@ -5288,10 +5288,10 @@ AETHER_HD inline aether_vec2f aether_f32_sincos(float a)
        const double q = (reduce_half_pi_k - (4.0 * fq));
        const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? (sr * -1.0) : (cr * -1.0)))));
        const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? (sr * -1.0) : ((q == 2.0) ? (cr * -1.0) : sr)));
-       aether_vec2d out;
-       out.x = sn;
-       out.y = cs;
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = sn;
+       aether_out.y = cs;
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_f64_sincos(double a)
 {
     const double reduce_half_pi_t = aether_mul_f64(a, 0.63661977236758138243288840385503135621547698974609375);
@@ -5323,10 +5323,10 @@ AETHER_HD inline aether_vec2d aether_f64_sincos(double a)
     const double q = aether_sub_f64(reduce_half_pi_k, aether_mul_f64(4.0, fq));
     const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? aether_mul_f64(sr, -1.0) : aether_mul_f64(cr, -1.0)))));
     const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? aether_mul_f64(sr, -1.0) : ((q == 2.0) ? aether_mul_f64(cr, -1.0) : sr)));
-    aether_vec2d out;
-    out.x = sn;
-    out.y = cs;
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = sn;
+    aether_out.y = cs;
+    return aether_out;
 }
 
 /* aether_f32_sin: sin a: sincos(a).x, so the same bits as sincos.
@@ -8020,12 +8020,12 @@ AETHER_HD inline double aether_f64_acos(double x)
        const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
        const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
        const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
-       aether_quatf out;
-       out.w = sincos_cs;
-       out.x = (axis.x * sincos_sn);
-       out.y = (axis.y * sincos_sn);
-       out.z = (axis.z * sincos_sn);
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = sincos_cs;
+       aether_out.x = (axis.x * sincos_sn);
+       aether_out.y = (axis.y * sincos_sn);
+       aether_out.z = (axis.z * sincos_sn);
+       return aether_out; */
 AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
 {
     const float sincos_a_0 = aether_mul_f32(angle, 0.5f);
@@ -8058,12 +8058,12 @@ AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, fl
     const float sincos_q = aether_sub_f32(reduce_half_pi_k, aether_mul_f32(4.0f, sincos_fq));
     const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? aether_mul_f32(sincos_sr, -1.0f) : aether_mul_f32(sincos_cr, -1.0f)))));
     const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? aether_mul_f32(sincos_sr, -1.0f) : ((sincos_q == 2.0f) ? aether_mul_f32(sincos_cr, -1.0f) : sincos_sr)));
-    aether_quatf out;
-    out.w = sincos_cs;
-    out.x = aether_mul_f32(axis.x, sincos_sn);
-    out.y = aether_mul_f32(axis.y, sincos_sn);
-    out.z = aether_mul_f32(axis.z, sincos_sn);
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = sincos_cs;
+    aether_out.x = aether_mul_f32(axis.x, sincos_sn);
+    aether_out.y = aether_mul_f32(axis.y, sincos_sn);
+    aether_out.z = aether_mul_f32(axis.z, sincos_sn);
+    return aether_out;
 }
 
 /* aether_quatd_from_axis_angle: The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -8101,12 +8101,12 @@ AETHER_HD inline aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, fl
        const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
        const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
        const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
-       aether_quatd out;
-       out.w = sincos_cs;
-       out.x = (axis.x * sincos_sn);
-       out.y = (axis.y * sincos_sn);
-       out.z = (axis.z * sincos_sn);
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = sincos_cs;
+       aether_out.x = (axis.x * sincos_sn);
+       aether_out.y = (axis.y * sincos_sn);
+       aether_out.z = (axis.z * sincos_sn);
+       return aether_out; */
 AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
 {
     const double sincos_a_0 = aether_mul_f64(angle, 0.5);
@@ -8139,12 +8139,12 @@ AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, do
     const double sincos_q = aether_sub_f64(reduce_half_pi_k, aether_mul_f64(4.0, sincos_fq));
     const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? aether_mul_f64(sincos_sr, -1.0) : aether_mul_f64(sincos_cr, -1.0)))));
     const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? aether_mul_f64(sincos_sr, -1.0) : ((sincos_q == 2.0) ? aether_mul_f64(sincos_cr, -1.0) : sincos_sr)));
-    aether_quatd out;
-    out.w = sincos_cs;
-    out.x = aether_mul_f64(axis.x, sincos_sn);
-    out.y = aether_mul_f64(axis.y, sincos_sn);
-    out.z = aether_mul_f64(axis.z, sincos_sn);
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = sincos_cs;
+    aether_out.x = aether_mul_f64(axis.x, sincos_sn);
+    aether_out.y = aether_mul_f64(axis.y, sincos_sn);
+    aether_out.z = aether_mul_f64(axis.z, sincos_sn);
+    return aether_out;
 }
 
 /* aether_mat3f_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
@@ -8255,17 +8255,17 @@ AETHER_HD inline aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, do
        const float m12 = ((sincos_sn * sincos_cs_2) * -1.0f);
        const float m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
        const float m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-       aether_mat3f out;
-       out.m[0] = m00;
-       out.m[1] = m01;
-       out.m[2] = sincos_sn_2;
-       out.m[3] = m10;
-       out.m[4] = m11;
-       out.m[5] = m12;
-       out.m[6] = m20;
-       out.m[7] = m21;
-       out.m[8] = (sincos_cs * sincos_cs_2);
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = m00;
+       aether_out.m[1] = m01;
+       aether_out.m[2] = sincos_sn_2;
+       aether_out.m[3] = m10;
+       aether_out.m[4] = m11;
+       aether_out.m[5] = m12;
+       aether_out.m[6] = m20;
+       aether_out.m[7] = m21;
+       aether_out.m[8] = (sincos_cs * sincos_cs_2);
+       return aether_out; */
 AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
 {
     const float reduce_half_pi_t = aether_mul_f32(ax, 0.636619746685028076171875f);
@@ -8362,17 +8362,17 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
     const float m12 = aether_mul_f32(aether_mul_f32(sincos_sn, sincos_cs_2), -1.0f);
     const float m20 = aether_sub_f32(aether_mul_f32(sincos_sn, sincos_sn_3), aether_mul_f32(aether_mul_f32(sincos_cs, sincos_sn_2), sincos_cs_3));
     const float m21 = aether_add_f32(aether_mul_f32(aether_mul_f32(sincos_cs, sincos_sn_2), sincos_sn_3), aether_mul_f32(sincos_sn, sincos_cs_3));
-    aether_mat3f out;
-    out.m[0] = m00;
-    out.m[1] = m01;
-    out.m[2] = sincos_sn_2;
-    out.m[3] = m10;
-    out.m[4] = m11;
-    out.m[5] = m12;
-    out.m[6] = m20;
-    out.m[7] = m21;
-    out.m[8] = aether_mul_f32(sincos_cs, sincos_cs_2);
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = m00;
+    aether_out.m[1] = m01;
+    aether_out.m[2] = sincos_sn_2;
+    aether_out.m[3] = m10;
+    aether_out.m[4] = m11;
+    aether_out.m[5] = m12;
+    aether_out.m[6] = m20;
+    aether_out.m[7] = m21;
+    aether_out.m[8] = aether_mul_f32(sincos_cs, sincos_cs_2);
+    return aether_out;
 }
 
 /* aether_mat3d_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
@@ -8483,17 +8483,17 @@ AETHER_HD inline aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, fl
        const double m12 = ((sincos_sn * sincos_cs_2) * -1.0);
        const double m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
        const double m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-       aether_mat3d out;
-       out.m[0] = m00;
-       out.m[1] = m01;
-       out.m[2] = sincos_sn_2;
-       out.m[3] = m10;
-       out.m[4] = m11;
-       out.m[5] = m12;
-       out.m[6] = m20;
-       out.m[7] = m21;
-       out.m[8] = (sincos_cs * sincos_cs_2);
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = m00;
+       aether_out.m[1] = m01;
+       aether_out.m[2] = sincos_sn_2;
+       aether_out.m[3] = m10;
+       aether_out.m[4] = m11;
+       aether_out.m[5] = m12;
+       aether_out.m[6] = m20;
+       aether_out.m[7] = m21;
+       aether_out.m[8] = (sincos_cs * sincos_cs_2);
+       return aether_out; */
 AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
 {
     const double reduce_half_pi_t = aether_mul_f64(ax, 0.63661977236758138243288840385503135621547698974609375);
@@ -8590,17 +8590,17 @@ AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, 
     const double m12 = aether_mul_f64(aether_mul_f64(sincos_sn, sincos_cs_2), -1.0);
     const double m20 = aether_sub_f64(aether_mul_f64(sincos_sn, sincos_sn_3), aether_mul_f64(aether_mul_f64(sincos_cs, sincos_sn_2), sincos_cs_3));
     const double m21 = aether_add_f64(aether_mul_f64(aether_mul_f64(sincos_cs, sincos_sn_2), sincos_sn_3), aether_mul_f64(sincos_sn, sincos_cs_3));
-    aether_mat3d out;
-    out.m[0] = m00;
-    out.m[1] = m01;
-    out.m[2] = sincos_sn_2;
-    out.m[3] = m10;
-    out.m[4] = m11;
-    out.m[5] = m12;
-    out.m[6] = m20;
-    out.m[7] = m21;
-    out.m[8] = aether_mul_f64(sincos_cs, sincos_cs_2);
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = m00;
+    aether_out.m[1] = m01;
+    aether_out.m[2] = sincos_sn_2;
+    aether_out.m[3] = m10;
+    aether_out.m[4] = m11;
+    aether_out.m[5] = m12;
+    aether_out.m[6] = m20;
+    aether_out.m[7] = m21;
+    aether_out.m[8] = aether_mul_f64(sincos_cs, sincos_cs_2);
+    return aether_out;
 }
 
 /* aether_quatf_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
@@ -8735,12 +8735,12 @@ AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, 
        const float sincos_q_3 = (reduce_half_pi_k_3 - (4.0f * sincos_fq_3));
        const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
        const float r = (1.0f / sincos_sn_3);
-       aether_quatf out;
-       out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       return aether_out; */
 AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
 {
     const float d0 = aether_add_f32(aether_mul_f32(a.z, b.z), aether_add_f32(aether_mul_f32(a.y, b.y), aether_add_f32(aether_mul_f32(a.x, b.x), aether_mul_f32(a.w, b.w))));
@@ -8862,12 +8862,12 @@ AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b,
     const float sincos_q_3 = aether_sub_f32(reduce_half_pi_k_3, aether_mul_f32(4.0f, sincos_fq_3));
     const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_mul_f32(sincos_sr_3, -1.0f) : aether_mul_f32(sincos_cr_3, -1.0f)))));
     const float r = aether_div_f32(1.0f, sincos_sn_3);
-    aether_quatf out;
-    out.w = ((d > 0.99951171875f) ? nl_w : aether_mul_f32(aether_add_f32(aether_mul_f32(a.w, sincos_sn), aether_mul_f32(c_w, sincos_sn_2)), r));
-    out.x = ((d > 0.99951171875f) ? nl_x : aether_mul_f32(aether_add_f32(aether_mul_f32(a.x, sincos_sn), aether_mul_f32(c_x, sincos_sn_2)), r));
-    out.y = ((d > 0.99951171875f) ? nl_y : aether_mul_f32(aether_add_f32(aether_mul_f32(a.y, sincos_sn), aether_mul_f32(c_y, sincos_sn_2)), r));
-    out.z = ((d > 0.99951171875f) ? nl_z : aether_mul_f32(aether_add_f32(aether_mul_f32(a.z, sincos_sn), aether_mul_f32(c_z, sincos_sn_2)), r));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = ((d > 0.99951171875f) ? nl_w : aether_mul_f32(aether_add_f32(aether_mul_f32(a.w, sincos_sn), aether_mul_f32(c_w, sincos_sn_2)), r));
+    aether_out.x = ((d > 0.99951171875f) ? nl_x : aether_mul_f32(aether_add_f32(aether_mul_f32(a.x, sincos_sn), aether_mul_f32(c_x, sincos_sn_2)), r));
+    aether_out.y = ((d > 0.99951171875f) ? nl_y : aether_mul_f32(aether_add_f32(aether_mul_f32(a.y, sincos_sn), aether_mul_f32(c_y, sincos_sn_2)), r));
+    aether_out.z = ((d > 0.99951171875f) ? nl_z : aether_mul_f32(aether_add_f32(aether_mul_f32(a.z, sincos_sn), aether_mul_f32(c_z, sincos_sn_2)), r));
+    return aether_out;
 }
 
 /* aether_quatd_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
@@ -9002,12 +9002,12 @@ AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b,
        const double sincos_q_3 = (reduce_half_pi_k_3 - (4.0 * sincos_fq_3));
        const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
        const double r = (1.0 / sincos_sn_3);
-       aether_quatd out;
-       out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       return aether_out; */
 AETHER_HD inline aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
 {
     const double d0 = aether_add_f64(aether_mul_f64(a.z, b.z), aether_add_f64(aether_mul_f64(a.y, b.y), aether_add_f64(aether_mul_f64(a.x, b.x), aether_mul_f64(a.w, b.w))));
@@ -9129,12 +9129,12 @@ AETHER_HD inline aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b,
     const double sincos_q_3 = aether_sub_f64(reduce_half_pi_k_3, aether_mul_f64(4.0, sincos_fq_3));
     const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_mul_f64(sincos_sr_3, -1.0) : aether_mul_f64(sincos_cr_3, -1.0)))));
     const double r = aether_div_f64(1.0, sincos_sn_3);
-    aether_quatd out;
-    out.w = ((d > 0.99951171875) ? nl_w : aether_mul_f64(aether_add_f64(aether_mul_f64(a.w, sincos_sn), aether_mul_f64(c_w, sincos_sn_2)), r));
-    out.x = ((d > 0.99951171875) ? nl_x : aether_mul_f64(aether_add_f64(aether_mul_f64(a.x, sincos_sn), aether_mul_f64(c_x, sincos_sn_2)), r));
-    out.y = ((d > 0.99951171875) ? nl_y : aether_mul_f64(aether_add_f64(aether_mul_f64(a.y, sincos_sn), aether_mul_f64(c_y, sincos_sn_2)), r));
-    out.z = ((d > 0.99951171875) ? nl_z : aether_mul_f64(aether_add_f64(aether_mul_f64(a.z, sincos_sn), aether_mul_f64(c_z, sincos_sn_2)), r));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = ((d > 0.99951171875) ? nl_w : aether_mul_f64(aether_add_f64(aether_mul_f64(a.w, sincos_sn), aether_mul_f64(c_w, sincos_sn_2)), r));
+    aether_out.x = ((d > 0.99951171875) ? nl_x : aether_mul_f64(aether_add_f64(aether_mul_f64(a.x, sincos_sn), aether_mul_f64(c_x, sincos_sn_2)), r));
+    aether_out.y = ((d > 0.99951171875) ? nl_y : aether_mul_f64(aether_add_f64(aether_mul_f64(a.y, sincos_sn), aether_mul_f64(c_y, sincos_sn_2)), r));
+    aether_out.z = ((d > 0.99951171875) ? nl_z : aether_mul_f64(aether_add_f64(aether_mul_f64(a.z, sincos_sn), aether_mul_f64(c_z, sincos_sn_2)), r));
+    return aether_out;
 }
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -9155,12 +9155,12 @@ AETHER_HD inline aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b,
        const float t = ((apq == 0.0f) ? 0.0f : t0);
        const float c = (1.0f / sqrtf(((t * t) + 1.0f)));
        const float s = (t * c);
-       aether_rotationf out;
-       out.c = c;
-       out.s = s;
-       out.t = t;
-       out.tau = (s / (1.0f + c));
-       return out; */
+       aether_rotationf aether_out;
+       aether_out.c = c;
+       aether_out.s = s;
+       aether_out.t = t;
+       aether_out.tau = (s / (1.0f + c));
+       return aether_out; */
 AETHER_HD inline aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
 {
     const float theta = aether_div_f32(aether_sub_f32(aqq, app), aether_mul_f32(2.0f, apq));
@@ -9170,12 +9170,12 @@ AETHER_HD inline aether_rotationf aether_f32_jacobi_rotation(float app, float aq
     const float t = ((apq == 0.0f) ? 0.0f : t0);
     const float c = aether_div_f32(1.0f, aether_sqrt_f32(aether_add_f32(aether_mul_f32(t, t), 1.0f)));
     const float s = aether_mul_f32(t, c);
-    aether_rotationf out;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = aether_div_f32(s, aether_add_f32(1.0f, c));
-    return out;
+    aether_rotationf aether_out;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = aether_div_f32(s, aether_add_f32(1.0f, c));
+    return aether_out;
 }
 
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -9196,12 +9196,12 @@ AETHER_HD inline aether_rotationf aether_f32_jacobi_rotation(float app, float aq
        const double t = ((apq == 0.0) ? 0.0 : t0);
        const double c = (1.0 / sqrt(((t * t) + 1.0)));
        const double s = (t * c);
-       aether_rotationd out;
-       out.c = c;
-       out.s = s;
-       out.t = t;
-       out.tau = (s / (1.0 + c));
-       return out; */
+       aether_rotationd aether_out;
+       aether_out.c = c;
+       aether_out.s = s;
+       aether_out.t = t;
+       aether_out.tau = (s / (1.0 + c));
+       return aether_out; */
 AETHER_HD inline aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
 {
     const double theta = aether_div_f64(aether_sub_f64(aqq, app), aether_mul_f64(2.0, apq));
@@ -9211,12 +9211,12 @@ AETHER_HD inline aether_rotationd aether_f64_jacobi_rotation(double app, double 
     const double t = ((apq == 0.0) ? 0.0 : t0);
     const double c = aether_div_f64(1.0, aether_sqrt_f64(aether_add_f64(aether_mul_f64(t, t), 1.0)));
     const double s = aether_mul_f64(t, c);
-    aether_rotationd out;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = aether_div_f64(s, aether_add_f64(1.0, c));
-    return out;
+    aether_rotationd aether_out;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = aether_div_f64(s, aether_add_f64(1.0, c));
+    return aether_out;
 }
 
 /* aether_f32_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
@@ -9224,16 +9224,16 @@ AETHER_HD inline aether_rotationd aether_f64_jacobi_rotation(double app, double 
        out.x = g - r.s * (h + r.tau * g)
        out.y = h + r.s * (g - r.tau * h)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (g - (r.s * (h + (r.tau * g))));
-       out.y = (h + (r.s * (g - (r.tau * h))));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (g - (r.s * (h + (r.tau * g))));
+       aether_out.y = (h + (r.s * (g - (r.tau * h))));
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
 {
-    aether_vec2f out;
-    out.x = aether_sub_f32(g, aether_mul_f32(r.s, aether_add_f32(h, aether_mul_f32(r.tau, g))));
-    out.y = aether_add_f32(h, aether_mul_f32(r.s, aether_sub_f32(g, aether_mul_f32(r.tau, h))));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_sub_f32(g, aether_mul_f32(r.s, aether_add_f32(h, aether_mul_f32(r.tau, g))));
+    aether_out.y = aether_add_f32(h, aether_mul_f32(r.s, aether_sub_f32(g, aether_mul_f32(r.tau, h))));
+    return aether_out;
 }
 
 /* aether_f64_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
@@ -9241,16 +9241,16 @@ AETHER_HD inline aether_vec2f aether_f32_jacobi_update(float g, float h, aether_
        out.x = g - r.s * (h + r.tau * g)
        out.y = h + r.s * (g - r.tau * h)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (g - (r.s * (h + (r.tau * g))));
-       out.y = (h + (r.s * (g - (r.tau * h))));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (g - (r.s * (h + (r.tau * g))));
+       aether_out.y = (h + (r.s * (g - (r.tau * h))));
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
 {
-    aether_vec2d out;
-    out.x = aether_sub_f64(g, aether_mul_f64(r.s, aether_add_f64(h, aether_mul_f64(r.tau, g))));
-    out.y = aether_add_f64(h, aether_mul_f64(r.s, aether_sub_f64(g, aether_mul_f64(r.tau, h))));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_sub_f64(g, aether_mul_f64(r.s, aether_add_f64(h, aether_mul_f64(r.tau, g))));
+    aether_out.y = aether_add_f64(h, aether_mul_f64(r.s, aether_sub_f64(g, aether_mul_f64(r.tau, h))));
+    return aether_out;
 }
 
 /* aether_f32_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
@@ -9258,16 +9258,16 @@ AETHER_HD inline aether_vec2d aether_f64_jacobi_update(double g, double h, aethe
        out.x = app - r.t * apq
        out.y = aqq + r.t * apq
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (app - (r.t * apq));
-       out.y = (aqq + (r.t * apq));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (app - (r.t * apq));
+       aether_out.y = (aqq + (r.t * apq));
+       return aether_out; */
 AETHER_HD inline aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
 {
-    aether_vec2f out;
-    out.x = aether_sub_f32(app, aether_mul_f32(r.t, apq));
-    out.y = aether_add_f32(aqq, aether_mul_f32(r.t, apq));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_sub_f32(app, aether_mul_f32(r.t, apq));
+    aether_out.y = aether_add_f32(aqq, aether_mul_f32(r.t, apq));
+    return aether_out;
 }
 
 /* aether_f64_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
@@ -9275,16 +9275,16 @@ AETHER_HD inline aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float
        out.x = app - r.t * apq
        out.y = aqq + r.t * apq
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (app - (r.t * apq));
-       out.y = (aqq + (r.t * apq));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (app - (r.t * apq));
+       aether_out.y = (aqq + (r.t * apq));
+       return aether_out; */
 AETHER_HD inline aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
 {
-    aether_vec2d out;
-    out.x = aether_sub_f64(app, aether_mul_f64(r.t, apq));
-    out.y = aether_add_f64(aqq, aether_mul_f64(r.t, apq));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_sub_f64(app, aether_mul_f64(r.t, apq));
+    aether_out.y = aether_add_f64(aqq, aether_mul_f64(r.t, apq));
+    return aether_out;
 }
 
 /* aether_pairf_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
@@ -9315,102 +9315,102 @@ AETHER_HD inline aether_paird aether_paird_reduce32(const aether_paird lanes[32]
 
 /* aether_f32_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
    Spec term: x */
-AETHER_HD inline void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n)
+AETHER_HD inline void aether_f32_lanes_sum(aether_pairf aether_lanes[32], size_t aether_first, const float *x, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const float term = x[j];
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const float aether_term = x[aether_j];
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f64_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
    Spec term: x */
-AETHER_HD inline void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n)
+AETHER_HD inline void aether_f64_lanes_sum(aether_paird aether_lanes[32], size_t aether_first, const double *x, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const double term = x[j];
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const double aether_term = x[aether_j];
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f32_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
    Spec term: a * b */
-AETHER_HD inline void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
+AETHER_HD inline void aether_f32_lanes_dot(aether_pairf aether_lanes[32], size_t aether_first, const float *a, const float *b, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const float term = aether_mul_f32(a[j], b[j]);
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const float aether_term = aether_mul_f32(a[aether_j], b[aether_j]);
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f64_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
    Spec term: a * b */
-AETHER_HD inline void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
+AETHER_HD inline void aether_f64_lanes_dot(aether_paird aether_lanes[32], size_t aether_first, const double *a, const double *b, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const double term = aether_mul_f64(a[j], b[j]);
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const double aether_term = aether_mul_f64(a[aether_j], b[aether_j]);
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f32_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
-AETHER_HD inline float aether_f32_sum_array(const float *x, size_t n)
+AETHER_HD inline float aether_f32_sum_array(const float *x, size_t aether_n)
 {
-    aether_pairf lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0f;
-        lanes[i].comp = 0.0f;
+    aether_pairf aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0f;
+        aether_lanes[aether_i].comp = 0.0f;
     }
-    aether_f32_lanes_sum(lanes, 0, x, n);
-    return aether_pairf_value(aether_pairf_reduce32(lanes));
+    aether_f32_lanes_sum(aether_lanes, 0, x, aether_n);
+    return aether_pairf_value(aether_pairf_reduce32(aether_lanes));
 }
 
 /* aether_f64_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
-AETHER_HD inline double aether_f64_sum_array(const double *x, size_t n)
+AETHER_HD inline double aether_f64_sum_array(const double *x, size_t aether_n)
 {
-    aether_paird lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0;
-        lanes[i].comp = 0.0;
+    aether_paird aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0;
+        aether_lanes[aether_i].comp = 0.0;
     }
-    aether_f64_lanes_sum(lanes, 0, x, n);
-    return aether_paird_value(aether_paird_reduce32(lanes));
+    aether_f64_lanes_sum(aether_lanes, 0, x, aether_n);
+    return aether_paird_value(aether_paird_reduce32(aether_lanes));
 }
 
 /* aether_f32_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
-AETHER_HD inline float aether_f32_dot_array(const float *a, const float *b, size_t n)
+AETHER_HD inline float aether_f32_dot_array(const float *a, const float *b, size_t aether_n)
 {
-    aether_pairf lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0f;
-        lanes[i].comp = 0.0f;
+    aether_pairf aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0f;
+        aether_lanes[aether_i].comp = 0.0f;
     }
-    aether_f32_lanes_dot(lanes, 0, a, b, n);
-    return aether_pairf_value(aether_pairf_reduce32(lanes));
+    aether_f32_lanes_dot(aether_lanes, 0, a, b, aether_n);
+    return aether_pairf_value(aether_pairf_reduce32(aether_lanes));
 }
 
 /* aether_f64_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
-AETHER_HD inline double aether_f64_dot_array(const double *a, const double *b, size_t n)
+AETHER_HD inline double aether_f64_dot_array(const double *a, const double *b, size_t aether_n)
 {
-    aether_paird lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0;
-        lanes[i].comp = 0.0;
+    aether_paird aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0;
+        aether_lanes[aether_i].comp = 0.0;
     }
-    aether_f64_lanes_dot(lanes, 0, a, b, n);
-    return aether_paird_value(aether_paird_reduce32(lanes));
+    aether_f64_lanes_dot(aether_lanes, 0, a, b, aether_n);
+    return aether_paird_value(aether_paird_reduce32(aether_lanes));
 }
 
 /* aether_f32_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
@@ -11074,37 +11074,37 @@ static __device__ inline aether_pairf aether_pairf_reduce32_warp(aether_pairf v)
 }
 
 /* aether_f32_sum_array on one warp: lane l adds elements l, l + 32, ... in ascending order (the strided assignment), then the warp tree; every lane returns the bits of aether_f32_sum_array. */
-static __device__ inline float aether_f32_sum_array_warp(const float *x, size_t n)
+static __device__ inline float aether_f32_sum_array_warp(const float *x, size_t aether_n)
 {
-    aether_pairf p;
-    size_t j;
-    p.hi = 0.0f;
-    p.comp = 0.0f;
-    for (j = threadIdx.x % 32u; j < n; j += 32u) {
-        const float term = x[j];
-        p = aether_pairf_neumaier_add(p, term);
+    aether_pairf aether_p;
+    size_t aether_j;
+    aether_p.hi = 0.0f;
+    aether_p.comp = 0.0f;
+    for (aether_j = threadIdx.x % 32u; aether_j < aether_n; aether_j += 32u) {
+        const float aether_term = x[aether_j];
+        aether_p = aether_pairf_neumaier_add(aether_p, aether_term);
     }
-    p = aether_pairf_reduce32_warp(p);
-    p.hi = __shfl_sync(0xffffffffu, p.hi, 0);
-    p.comp = __shfl_sync(0xffffffffu, p.comp, 0);
-    return aether_pairf_value(p);
+    aether_p = aether_pairf_reduce32_warp(aether_p);
+    aether_p.hi = __shfl_sync(0xffffffffu, aether_p.hi, 0);
+    aether_p.comp = __shfl_sync(0xffffffffu, aether_p.comp, 0);
+    return aether_pairf_value(aether_p);
 }
 
 /* aether_f32_dot_array on one warp: lane l adds elements l, l + 32, ... in ascending order (the strided assignment), then the warp tree; every lane returns the bits of aether_f32_dot_array. */
-static __device__ inline float aether_f32_dot_array_warp(const float *a, const float *b, size_t n)
+static __device__ inline float aether_f32_dot_array_warp(const float *a, const float *b, size_t aether_n)
 {
-    aether_pairf p;
-    size_t j;
-    p.hi = 0.0f;
-    p.comp = 0.0f;
-    for (j = threadIdx.x % 32u; j < n; j += 32u) {
-        const float term = aether_mul_f32(a[j], b[j]);
-        p = aether_pairf_neumaier_add(p, term);
+    aether_pairf aether_p;
+    size_t aether_j;
+    aether_p.hi = 0.0f;
+    aether_p.comp = 0.0f;
+    for (aether_j = threadIdx.x % 32u; aether_j < aether_n; aether_j += 32u) {
+        const float aether_term = aether_mul_f32(a[aether_j], b[aether_j]);
+        aether_p = aether_pairf_neumaier_add(aether_p, aether_term);
     }
-    p = aether_pairf_reduce32_warp(p);
-    p.hi = __shfl_sync(0xffffffffu, p.hi, 0);
-    p.comp = __shfl_sync(0xffffffffu, p.comp, 0);
-    return aether_pairf_value(p);
+    aether_p = aether_pairf_reduce32_warp(aether_p);
+    aether_p.hi = __shfl_sync(0xffffffffu, aether_p.hi, 0);
+    aether_p.comp = __shfl_sync(0xffffffffu, aether_p.comp, 0);
+    return aether_pairf_value(aether_p);
 }
 
 /* The 32-lane tree of [rules.reduction] on a warp: lane l holds lane l's pair; after round r every lane holds aether_paird_combine(own, lane l ^ r's), as the host tree's w[l] (rounds 16, 8, 4, 2, 1). Lane 0 then holds the host tree's result. Call it with all 32 lanes of the warp active and converged. */
@@ -11144,37 +11144,37 @@ static __device__ inline aether_paird aether_paird_reduce32_warp(aether_paird v)
 }
 
 /* aether_f64_sum_array on one warp: lane l adds elements l, l + 32, ... in ascending order (the strided assignment), then the warp tree; every lane returns the bits of aether_f64_sum_array. */
-static __device__ inline double aether_f64_sum_array_warp(const double *x, size_t n)
+static __device__ inline double aether_f64_sum_array_warp(const double *x, size_t aether_n)
 {
-    aether_paird p;
-    size_t j;
-    p.hi = 0.0;
-    p.comp = 0.0;
-    for (j = threadIdx.x % 32u; j < n; j += 32u) {
-        const double term = x[j];
-        p = aether_paird_neumaier_add(p, term);
+    aether_paird aether_p;
+    size_t aether_j;
+    aether_p.hi = 0.0;
+    aether_p.comp = 0.0;
+    for (aether_j = threadIdx.x % 32u; aether_j < aether_n; aether_j += 32u) {
+        const double aether_term = x[aether_j];
+        aether_p = aether_paird_neumaier_add(aether_p, aether_term);
     }
-    p = aether_paird_reduce32_warp(p);
-    p.hi = __shfl_sync(0xffffffffu, p.hi, 0);
-    p.comp = __shfl_sync(0xffffffffu, p.comp, 0);
-    return aether_paird_value(p);
+    aether_p = aether_paird_reduce32_warp(aether_p);
+    aether_p.hi = __shfl_sync(0xffffffffu, aether_p.hi, 0);
+    aether_p.comp = __shfl_sync(0xffffffffu, aether_p.comp, 0);
+    return aether_paird_value(aether_p);
 }
 
 /* aether_f64_dot_array on one warp: lane l adds elements l, l + 32, ... in ascending order (the strided assignment), then the warp tree; every lane returns the bits of aether_f64_dot_array. */
-static __device__ inline double aether_f64_dot_array_warp(const double *a, const double *b, size_t n)
+static __device__ inline double aether_f64_dot_array_warp(const double *a, const double *b, size_t aether_n)
 {
-    aether_paird p;
-    size_t j;
-    p.hi = 0.0;
-    p.comp = 0.0;
-    for (j = threadIdx.x % 32u; j < n; j += 32u) {
-        const double term = aether_mul_f64(a[j], b[j]);
-        p = aether_paird_neumaier_add(p, term);
+    aether_paird aether_p;
+    size_t aether_j;
+    aether_p.hi = 0.0;
+    aether_p.comp = 0.0;
+    for (aether_j = threadIdx.x % 32u; aether_j < aether_n; aether_j += 32u) {
+        const double aether_term = aether_mul_f64(a[aether_j], b[aether_j]);
+        aether_p = aether_paird_neumaier_add(aether_p, aether_term);
     }
-    p = aether_paird_reduce32_warp(p);
-    p.hi = __shfl_sync(0xffffffffu, p.hi, 0);
-    p.comp = __shfl_sync(0xffffffffu, p.comp, 0);
-    return aether_paird_value(p);
+    aether_p = aether_paird_reduce32_warp(aether_p);
+    aether_p.hi = __shfl_sync(0xffffffffu, aether_p.hi, 0);
+    aether_p.comp = __shfl_sync(0xffffffffu, aether_p.comp, 0);
+    return aether_paird_value(aether_p);
 }
 
 /* ---- aether_cuda_selftest() ---------------------------------------------------------------

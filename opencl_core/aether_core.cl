@@ -255,10 +255,10 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq);
 aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r);
 aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r);
 aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32]);
-void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n);
-void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n);
-float aether_f32_sum_array(const float *x, size_t n);
-float aether_f32_dot_array(const float *a, const float *b, size_t n);
+void aether_f32_lanes_sum(aether_pairf aether_lanes[32], size_t aether_first, const float *x, size_t aether_n);
+void aether_f32_lanes_dot(aether_pairf aether_lanes[32], size_t aether_first, const float *a, const float *b, size_t aether_n);
+float aether_f32_sum_array(const float *x, size_t aether_n);
+float aether_f32_dot_array(const float *a, const float *b, size_t aether_n);
 void aether_f32_plane_add(float *value, float *comp, size_t element, float term);
 void aether_vec2f_plane_add(float *value, float *comp, size_t element, aether_vec2f term);
 void aether_vec3f_plane_add(float *value, float *comp, size_t element, aether_vec3f term);
@@ -811,216 +811,216 @@ float aether_f32_sign(float a)
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_add(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       out.w = (a.w + b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       aether_out.w = (a.w + b.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_add(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    out.w = (a.w + b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    aether_out.w = (a.w + b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_sub(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_sub(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       out.w = (a.w - b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       aether_out.w = (a.w - b.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_sub(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    out.w = (a.w - b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    aether_out.w = (a.w - b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_mul(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_mul(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    out.z = (a.z * b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    aether_out.z = (a.z * b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       out.w = (a.w * b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       aether_out.w = (a.w * b.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_mul(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    out.z = (a.z * b.z);
-    out.w = (a.w * b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    aether_out.z = (a.z * b.z);
+    aether_out.w = (a.w * b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_scale(aether_vec2f a, float s)
 {
-    aether_vec2f out;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_scale(aether_vec3f a, float s)
 {
-    aether_vec3f out;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    out.z = (s * a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    aether_out.z = (s * a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       out.w = (s * a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       aether_out.w = (s * a.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
 {
-    aether_vec4f out;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    out.z = (s * a.z);
-    out.w = (s * a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    aether_out.z = (s * a.z);
+    aether_out.w = (s * a.w);
+    return aether_out;
 }
 
 /* aether_vec2f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -1029,17 +1029,17 @@ aether_vec4f aether_vec4f_scale(aether_vec4f a, float s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float r = (1.0f / s);
-       aether_vec2f out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
 {
     const float r = (1.0f / s);
-    aether_vec2f out;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -1048,19 +1048,19 @@ aether_vec2f aether_vec2f_div(aether_vec2f a, float s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float r = (1.0f / s);
-       aether_vec3f out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
 {
     const float r = (1.0f / s);
-    aether_vec3f out;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    out.z = (r * a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    aether_out.z = (r * a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -1069,21 +1069,21 @@ aether_vec3f aether_vec3f_div(aether_vec3f a, float s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float r = (1.0f / s);
-       aether_vec4f out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       out.w = (r * a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       aether_out.w = (r * a.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_div(aether_vec4f a, float s)
 {
     const float r = (1.0f / s);
-    aether_vec4f out;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    out.z = (r * a.z);
-    out.w = (r * a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    aether_out.z = (r * a.z);
+    aether_out.w = (r * a.w);
+    return aether_out;
 }
 
 /* aether_f32_neg: Negation spelled a * -1.
@@ -1100,54 +1100,54 @@ float aether_f32_neg(float a)
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       return aether_out; */
 aether_vec2f aether_vec2f_neg(aether_vec2f a)
 {
-    aether_vec2f out;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    return aether_out;
 }
 
 /* aether_vec3f_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       out.z = (a.z * -1.0f);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       aether_out.z = (a.z * -1.0f);
+       return aether_out; */
 aether_vec3f aether_vec3f_neg(aether_vec3f a)
 {
-    aether_vec3f out;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    out.z = (a.z * -1.0f);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    aether_out.z = (a.z * -1.0f);
+    return aether_out;
 }
 
 /* aether_vec4f_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       out.z = (a.z * -1.0f);
-       out.w = (a.w * -1.0f);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       aether_out.z = (a.z * -1.0f);
+       aether_out.w = (a.w * -1.0f);
+       return aether_out; */
 aether_vec4f aether_vec4f_neg(aether_vec4f a)
 {
-    aether_vec4f out;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    out.z = (a.z * -1.0f);
-    out.w = (a.w * -1.0f);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    aether_out.z = (a.z * -1.0f);
+    aether_out.w = (a.w * -1.0f);
+    return aether_out;
 }
 
 /* aether_f32_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -1164,216 +1164,216 @@ float aether_f32_abs(float a)
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = fabsf(a.x);
-       out.y = fabsf(a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = fabsf(a.x);
+       aether_out.y = fabsf(a.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_abs(aether_vec2f a)
 {
-    aether_vec2f out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = fabsf(a.x);
-       out.y = fabsf(a.y);
-       out.z = fabsf(a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = fabsf(a.x);
+       aether_out.y = fabsf(a.y);
+       aether_out.z = fabsf(a.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_abs(aether_vec3f a)
 {
-    aether_vec3f out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = fabsf(a.x);
-       out.y = fabsf(a.y);
-       out.z = fabsf(a.z);
-       out.w = fabsf(a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = fabsf(a.x);
+       aether_out.y = fabsf(a.y);
+       aether_out.z = fabsf(a.z);
+       aether_out.w = fabsf(a.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_abs(aether_vec4f a)
 {
-    aether_vec4f out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    out.w = fabs(a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    aether_out.w = fabs(a.w);
+    return aether_out;
 }
 
 /* aether_vec2f_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = aether_fmin_f32(a.x, b.x);
-       out.y = aether_fmin_f32(a.y, b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = aether_fmin_f32(a.x, b.x);
+       aether_out.y = aether_fmin_f32(a.y, b.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_min(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = aether_fmin_f32(a.x, b.x);
-       out.y = aether_fmin_f32(a.y, b.y);
-       out.z = aether_fmin_f32(a.z, b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = aether_fmin_f32(a.x, b.x);
+       aether_out.y = aether_fmin_f32(a.y, b.y);
+       aether_out.z = aether_fmin_f32(a.z, b.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_min(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = aether_fmin_f32(a.x, b.x);
-       out.y = aether_fmin_f32(a.y, b.y);
-       out.z = aether_fmin_f32(a.z, b.z);
-       out.w = aether_fmin_f32(a.w, b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = aether_fmin_f32(a.x, b.x);
+       aether_out.y = aether_fmin_f32(a.y, b.y);
+       aether_out.z = aether_fmin_f32(a.z, b.z);
+       aether_out.w = aether_fmin_f32(a.w, b.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_min(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    out.w = aether_fmin_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    aether_out.w = aether_fmin_f32(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = aether_fmax_f32(a.x, b.x);
-       out.y = aether_fmax_f32(a.y, b.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = aether_fmax_f32(a.x, b.x);
+       aether_out.y = aether_fmax_f32(a.y, b.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_max(aether_vec2f a, aether_vec2f b)
 {
-    aether_vec2f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3f_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = aether_fmax_f32(a.x, b.x);
-       out.y = aether_fmax_f32(a.y, b.y);
-       out.z = aether_fmax_f32(a.z, b.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = aether_fmax_f32(a.x, b.x);
+       aether_out.y = aether_fmax_f32(a.y, b.y);
+       aether_out.z = aether_fmax_f32(a.z, b.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_max(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4f_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = aether_fmax_f32(a.x, b.x);
-       out.y = aether_fmax_f32(a.y, b.y);
-       out.z = aether_fmax_f32(a.z, b.z);
-       out.w = aether_fmax_f32(a.w, b.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = aether_fmax_f32(a.x, b.x);
+       aether_out.y = aether_fmax_f32(a.y, b.y);
+       aether_out.z = aether_fmax_f32(a.z, b.z);
+       aether_out.w = aether_fmax_f32(a.w, b.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_max(aether_vec4f a, aether_vec4f b)
 {
-    aether_vec4f out;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    out.w = aether_fmax_f32(a.w, b.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    aether_out.w = aether_fmax_f32(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       return aether_out; */
 aether_vec2f aether_vec2f_lerp(aether_vec2f a, aether_vec2f b, float t)
 {
-    aether_vec2f out;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    return aether_out;
 }
 
 /* aether_vec3f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       return aether_out; */
 aether_vec3f aether_vec3f_lerp(aether_vec3f a, aether_vec3f b, float t)
 {
-    aether_vec3f out;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    out.z = (a.z + (t * (b.z - a.z)));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    aether_out.z = (a.z + (t * (b.z - a.z)));
+    return aether_out;
 }
 
 /* aether_vec4f_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       out.w = (a.w + (t * (b.w - a.w)));
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       aether_out.w = (a.w + (t * (b.w - a.w)));
+       return aether_out; */
 aether_vec4f aether_vec4f_lerp(aether_vec4f a, aether_vec4f b, float t)
 {
-    aether_vec4f out;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    out.z = (a.z + (t * (b.z - a.z)));
-    out.w = (a.w + (t * (b.w - a.w)));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    aether_out.z = (a.z + (t * (b.z - a.z)));
+    aether_out.w = (a.w + (t * (b.w - a.w)));
+    return aether_out;
 }
 
 /* aether_vec2f_sum: Sum of the components: the fold of a[k].
@@ -1566,20 +1566,20 @@ int aether_vec4f_is_finite(aether_vec4f a)
        const float div_r = (1.0f / n);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
-       aether_vec2f out;
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       return aether_out; */
 aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
     const float n = sqrt(((a.y * a.y) + (a.x * a.x)));
     const float div_r = (1.0f / n);
     const float d_x = (div_r * a.x);
     const float d_y = (div_r * a.y);
-    aether_vec2f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    return aether_out;
 }
 
 /* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -1593,11 +1593,11 @@ aether_vec2f aether_vec2f_normalize(aether_vec2f a)
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
-       aether_vec3f out;
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       out.z = ((n > 0.0f) ? d_z : a.z);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       return aether_out; */
 aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
     const float n = sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
@@ -1605,11 +1605,11 @@ aether_vec3f aether_vec3f_normalize(aether_vec3f a)
     const float d_x = (div_r * a.x);
     const float d_y = (div_r * a.y);
     const float d_z = (div_r * a.z);
-    aether_vec3f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -1624,12 +1624,12 @@ aether_vec3f aether_vec3f_normalize(aether_vec3f a)
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        const float d_w = (div_r * a.w);
-       aether_vec4f out;
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       out.z = ((n > 0.0f) ? d_z : a.z);
-       out.w = ((n > 0.0f) ? d_w : a.w);
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       aether_out.w = ((n > 0.0f) ? d_w : a.w);
+       return aether_out; */
 aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
     const float n = sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
@@ -1638,12 +1638,12 @@ aether_vec4f aether_vec4f_normalize(aether_vec4f a)
     const float d_y = (div_r * a.y);
     const float d_z = (div_r * a.z);
     const float d_w = (div_r * a.w);
-    aether_vec4f out;
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    out.w = ((n > 0.0f) ? d_w : a.w);
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    return aether_out;
 }
 
 /* aether_quatf_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -1658,12 +1658,12 @@ aether_vec4f aether_vec4f_normalize(aether_vec4f a)
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
-       aether_quatf out;
-       out.w = ((n > 0.0f) ? d_w : a.w);
-       out.x = ((n > 0.0f) ? d_x : a.x);
-       out.y = ((n > 0.0f) ? d_y : a.y);
-       out.z = ((n > 0.0f) ? d_z : a.z);
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = ((n > 0.0f) ? d_w : a.w);
+       aether_out.x = ((n > 0.0f) ? d_x : a.x);
+       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       return aether_out; */
 aether_quatf aether_quatf_normalize(aether_quatf a)
 {
     const float n = sqrt(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
@@ -1672,12 +1672,12 @@ aether_quatf aether_quatf_normalize(aether_quatf a)
     const float d_x = (div_r * a.x);
     const float d_y = (div_r * a.y);
     const float d_z = (div_r * a.z);
-    aether_quatf out;
-    out.w = ((n > 0.0f) ? d_w : a.w);
-    out.x = ((n > 0.0f) ? d_x : a.x);
-    out.y = ((n > 0.0f) ? d_y : a.y);
-    out.z = ((n > 0.0f) ? d_z : a.z);
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    aether_out.x = ((n > 0.0f) ? d_x : a.x);
+    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_vec3f_cross: Cross product, each component a*b - c*d rounded product by product.
@@ -1686,18 +1686,18 @@ aether_quatf aether_quatf_normalize(aether_quatf a)
        out.y = a.z * b.x - a.x * b.z
        out.z = a.x * b.y - a.y * b.x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = ((a.y * b.z) - (a.z * b.y));
-       out.y = ((a.z * b.x) - (a.x * b.z));
-       out.z = ((a.x * b.y) - (a.y * b.x));
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = ((a.y * b.z) - (a.z * b.y));
+       aether_out.y = ((a.z * b.x) - (a.x * b.z));
+       aether_out.z = ((a.x * b.y) - (a.y * b.x));
+       return aether_out; */
 aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
 {
-    aether_vec3f out;
-    out.x = ((a.y * b.z) - (a.z * b.y));
-    out.y = ((a.z * b.x) - (a.x * b.z));
-    out.z = ((a.x * b.y) - (a.y * b.x));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = ((a.y * b.z) - (a.z * b.y));
+    aether_out.y = ((a.z * b.x) - (a.x * b.z));
+    aether_out.z = ((a.x * b.y) - (a.y * b.x));
+    return aether_out;
 }
 
 /* aether_quatf_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -1707,20 +1707,20 @@ aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
        out.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x
        out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatf out;
-       out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-       out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-       out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-       out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+       aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+       aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+       aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+       return aether_out; */
 aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
 {
-    aether_quatf out;
-    out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-    out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-    out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-    out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+    aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+    aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+    aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+    return aether_out;
 }
 
 /* aether_quatf_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -1730,20 +1730,20 @@ aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b)
        out.y = neg(a.y)
        out.z = neg(a.z)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatf out;
-       out.w = a.w;
-       out.x = (a.x * -1.0f);
-       out.y = (a.y * -1.0f);
-       out.z = (a.z * -1.0f);
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = a.w;
+       aether_out.x = (a.x * -1.0f);
+       aether_out.y = (a.y * -1.0f);
+       aether_out.z = (a.z * -1.0f);
+       return aether_out; */
 aether_quatf aether_quatf_conjugate(aether_quatf a)
 {
-    aether_quatf out;
-    out.w = a.w;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    out.z = (a.z * -1.0f);
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = a.w;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    aether_out.z = (a.z * -1.0f);
+    return aether_out;
 }
 
 /* aether_quatf_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -1767,11 +1767,11 @@ aether_quatf aether_quatf_conjugate(aether_quatf a)
        const float add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
        const float add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
        const float add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
-       aether_vec3f out;
-       out.x = (add_a_x + add_b_x_2);
-       out.y = (add_a_y + add_b_y_2);
-       out.z = (add_a_z + add_b_z_2);
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = (add_a_x + add_b_x_2);
+       aether_out.y = (add_a_y + add_b_y_2);
+       aether_out.z = (add_a_z + add_b_z_2);
+       return aether_out; */
 aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
 {
     const float scale_a_x = ((q.y * v.z) - (q.z * v.y));
@@ -1789,347 +1789,347 @@ aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v)
     const float add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
     const float add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
     const float add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
-    aether_vec3f out;
-    out.x = (add_a_x + add_b_x_2);
-    out.y = (add_a_y + add_b_y_2);
-    out.z = (add_a_z + add_b_z_2);
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = (add_a_x + add_b_x_2);
+    aether_out.y = (add_a_y + add_b_y_2);
+    aether_out.z = (add_a_z + add_b_z_2);
+    return aether_out;
 }
 
 /* aether_mat2f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-       out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+       aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+       return aether_out; */
 aether_vec2f aether_mat2f_mul_vec(aether_mat2f m, aether_vec2f v)
 {
-    aether_vec2f out;
-    out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-    out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+    aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+    return aether_out;
 }
 
 /* aether_mat3f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3f out;
-       out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-       out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-       out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-       return out; */
+       aether_vec3f aether_out;
+       aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+       aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+       aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+       return aether_out; */
 aether_vec3f aether_mat3f_mul_vec(aether_mat3f m, aether_vec3f v)
 {
-    aether_vec3f out;
-    out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-    out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-    out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-    return out;
+    aether_vec3f aether_out;
+    aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+    aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+    aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+    return aether_out;
 }
 
 /* aether_mat4f_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4f out;
-       out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-       out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-       out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-       out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-       return out; */
+       aether_vec4f aether_out;
+       aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+       aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+       aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+       aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+       return aether_out; */
 aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec4f v)
 {
-    aether_vec4f out;
-    out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-    out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-    out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-    out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-    return out;
+    aether_vec4f aether_out;
+    aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+    aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+    aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+    aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+    return aether_out;
 }
 
 /* aether_mat2f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2f out;
-       out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-       out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-       out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-       out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+       aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+       aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+       aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+       return aether_out; */
 aether_mat2f aether_mat2f_mul(aether_mat2f a, aether_mat2f b)
 {
-    aether_mat2f out;
-    out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-    out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-    out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-    out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+    aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+    aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+    aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+    return aether_out;
 }
 
 /* aether_mat3f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3f out;
-       out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-       out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-       out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-       out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-       out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-       out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-       out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-       out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-       out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+       aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+       aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+       aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+       aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+       aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+       aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+       aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+       aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+       return aether_out; */
 aether_mat3f aether_mat3f_mul(aether_mat3f a, aether_mat3f b)
 {
-    aether_mat3f out;
-    out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-    out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-    out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-    out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-    out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-    out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-    out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-    out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-    out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+    aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+    aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+    aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+    aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+    aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+    aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+    aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+    aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+    return aether_out;
 }
 
 /* aether_mat4f_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4f out;
-       out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-       out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-       out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-       out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-       out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-       out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-       out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-       out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-       out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-       out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-       out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-       out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-       out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-       out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-       out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-       out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+       aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+       aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+       aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+       aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+       aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+       aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+       aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+       aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+       aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+       aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+       aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+       aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+       aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+       aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+       aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+       return aether_out; */
 aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b)
 {
-    aether_mat4f out;
-    out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-    out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-    out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-    out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-    out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-    out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-    out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-    out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-    out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-    out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-    out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-    out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-    out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-    out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-    out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-    out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+    aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+    aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+    aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+    aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+    aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+    aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+    aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+    aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+    aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+    aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+    aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+    aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+    aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+    aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+    aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+    return aether_out;
 }
 
 /* aether_mat2f_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2f out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[2];
-       out.m[2] = m.m[1];
-       out.m[3] = m.m[3];
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[2];
+       aether_out.m[2] = m.m[1];
+       aether_out.m[3] = m.m[3];
+       return aether_out; */
 aether_mat2f aether_mat2f_transpose(aether_mat2f m)
 {
-    aether_mat2f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 /* aether_mat3f_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3f out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[3];
-       out.m[2] = m.m[6];
-       out.m[3] = m.m[1];
-       out.m[4] = m.m[4];
-       out.m[5] = m.m[7];
-       out.m[6] = m.m[2];
-       out.m[7] = m.m[5];
-       out.m[8] = m.m[8];
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[3];
+       aether_out.m[2] = m.m[6];
+       aether_out.m[3] = m.m[1];
+       aether_out.m[4] = m.m[4];
+       aether_out.m[5] = m.m[7];
+       aether_out.m[6] = m.m[2];
+       aether_out.m[7] = m.m[5];
+       aether_out.m[8] = m.m[8];
+       return aether_out; */
 aether_mat3f aether_mat3f_transpose(aether_mat3f m)
 {
-    aether_mat3f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 /* aether_mat4f_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4f out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[4];
-       out.m[2] = m.m[8];
-       out.m[3] = m.m[12];
-       out.m[4] = m.m[1];
-       out.m[5] = m.m[5];
-       out.m[6] = m.m[9];
-       out.m[7] = m.m[13];
-       out.m[8] = m.m[2];
-       out.m[9] = m.m[6];
-       out.m[10] = m.m[10];
-       out.m[11] = m.m[14];
-       out.m[12] = m.m[3];
-       out.m[13] = m.m[7];
-       out.m[14] = m.m[11];
-       out.m[15] = m.m[15];
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[4];
+       aether_out.m[2] = m.m[8];
+       aether_out.m[3] = m.m[12];
+       aether_out.m[4] = m.m[1];
+       aether_out.m[5] = m.m[5];
+       aether_out.m[6] = m.m[9];
+       aether_out.m[7] = m.m[13];
+       aether_out.m[8] = m.m[2];
+       aether_out.m[9] = m.m[6];
+       aether_out.m[10] = m.m[10];
+       aether_out.m[11] = m.m[14];
+       aether_out.m[12] = m.m[3];
+       aether_out.m[13] = m.m[7];
+       aether_out.m[14] = m.m[11];
+       aether_out.m[15] = m.m[15];
+       return aether_out; */
 aether_mat4f aether_mat4f_transpose(aether_mat4f m)
 {
-    aether_mat4f out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 /* aether_mat2f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2f out;
-       out.m[0] = 1.0f;
-       out.m[1] = 0.0f;
-       out.m[2] = 0.0f;
-       out.m[3] = 1.0f;
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = 1.0f;
+       aether_out.m[1] = 0.0f;
+       aether_out.m[2] = 0.0f;
+       aether_out.m[3] = 1.0f;
+       return aether_out; */
 aether_mat2f aether_mat2f_identity(void)
 {
-    aether_mat2f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 1.0f;
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 1.0f;
+    return aether_out;
 }
 
 /* aether_mat3f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3f out;
-       out.m[0] = 1.0f;
-       out.m[1] = 0.0f;
-       out.m[2] = 0.0f;
-       out.m[3] = 0.0f;
-       out.m[4] = 1.0f;
-       out.m[5] = 0.0f;
-       out.m[6] = 0.0f;
-       out.m[7] = 0.0f;
-       out.m[8] = 1.0f;
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = 1.0f;
+       aether_out.m[1] = 0.0f;
+       aether_out.m[2] = 0.0f;
+       aether_out.m[3] = 0.0f;
+       aether_out.m[4] = 1.0f;
+       aether_out.m[5] = 0.0f;
+       aether_out.m[6] = 0.0f;
+       aether_out.m[7] = 0.0f;
+       aether_out.m[8] = 1.0f;
+       return aether_out; */
 aether_mat3f aether_mat3f_identity(void)
 {
-    aether_mat3f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 1.0f;
-    out.m[5] = 0.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 1.0f;
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 1.0f;
+    aether_out.m[5] = 0.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 1.0f;
+    return aether_out;
 }
 
 /* aether_mat4f_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4f out;
-       out.m[0] = 1.0f;
-       out.m[1] = 0.0f;
-       out.m[2] = 0.0f;
-       out.m[3] = 0.0f;
-       out.m[4] = 0.0f;
-       out.m[5] = 1.0f;
-       out.m[6] = 0.0f;
-       out.m[7] = 0.0f;
-       out.m[8] = 0.0f;
-       out.m[9] = 0.0f;
-       out.m[10] = 1.0f;
-       out.m[11] = 0.0f;
-       out.m[12] = 0.0f;
-       out.m[13] = 0.0f;
-       out.m[14] = 0.0f;
-       out.m[15] = 1.0f;
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = 1.0f;
+       aether_out.m[1] = 0.0f;
+       aether_out.m[2] = 0.0f;
+       aether_out.m[3] = 0.0f;
+       aether_out.m[4] = 0.0f;
+       aether_out.m[5] = 1.0f;
+       aether_out.m[6] = 0.0f;
+       aether_out.m[7] = 0.0f;
+       aether_out.m[8] = 0.0f;
+       aether_out.m[9] = 0.0f;
+       aether_out.m[10] = 1.0f;
+       aether_out.m[11] = 0.0f;
+       aether_out.m[12] = 0.0f;
+       aether_out.m[13] = 0.0f;
+       aether_out.m[14] = 0.0f;
+       aether_out.m[15] = 1.0f;
+       return aether_out; */
 aether_mat4f aether_mat4f_identity(void)
 {
-    aether_mat4f out;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 0.0f;
-    out.m[5] = 1.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 0.0f;
-    out.m[9] = 0.0f;
-    out.m[10] = 1.0f;
-    out.m[11] = 0.0f;
-    out.m[12] = 0.0f;
-    out.m[13] = 0.0f;
-    out.m[14] = 0.0f;
-    out.m[15] = 1.0f;
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 0.0f;
+    aether_out.m[5] = 1.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 0.0f;
+    aether_out.m[9] = 0.0f;
+    aether_out.m[10] = 1.0f;
+    aether_out.m[11] = 0.0f;
+    aether_out.m[12] = 0.0f;
+    aether_out.m[13] = 0.0f;
+    aether_out.m[14] = 0.0f;
+    aether_out.m[15] = 1.0f;
+    return aether_out;
 }
 
 /* aether_mat2f_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
@@ -2198,21 +2198,21 @@ float aether_mat4f_determinant(aether_mat4f m)
        out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-       aether_mat2f out;
-       out.m[0] = (m.m[3] * s);
-       out.m[1] = ((m.m[1] * -1.0f) * s);
-       out.m[2] = ((m.m[2] * -1.0f) * s);
-       out.m[3] = (m.m[0] * s);
-       return out; */
+       aether_mat2f aether_out;
+       aether_out.m[0] = (m.m[3] * s);
+       aether_out.m[1] = ((m.m[1] * -1.0f) * s);
+       aether_out.m[2] = ((m.m[2] * -1.0f) * s);
+       aether_out.m[3] = (m.m[0] * s);
+       return aether_out; */
 aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
 {
     const float s = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-    aether_mat2f out;
-    out.m[0] = (m.m[3] * s);
-    out.m[1] = ((m.m[1] * -1.0f) * s);
-    out.m[2] = ((m.m[2] * -1.0f) * s);
-    out.m[3] = (m.m[0] * s);
-    return out;
+    aether_mat2f aether_out;
+    aether_out.m[0] = (m.m[3] * s);
+    aether_out.m[1] = ((m.m[1] * -1.0f) * s);
+    aether_out.m[2] = ((m.m[2] * -1.0f) * s);
+    aether_out.m[3] = (m.m[0] * s);
+    return aether_out;
 }
 
 /* aether_mat3f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -2221,31 +2221,31 @@ aether_mat2f aether_mat2f_inverse_adjugate(aether_mat2f m)
        out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-       aether_mat3f out;
-       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
-       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
-       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
-       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
-       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+       aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+       aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+       aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+       aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return aether_out; */
 aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
 {
     const float s = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-    aether_mat3f out;
-    out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-    out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
-    out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-    out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
-    out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-    out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
-    out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-    out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
-    out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+    aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+    aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+    aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+    aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+    aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+    aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+    aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+    aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+    return aether_out;
 }
 
 /* aether_mat4f_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -2254,45 +2254,45 @@ aether_mat3f aether_mat3f_inverse_adjugate(aether_mat3f m)
        out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-       aether_mat4f out;
-       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
-       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
-       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
-       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
-       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
-       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
-       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-       return out; */
+       aether_mat4f aether_out;
+       aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+       aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+       aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+       aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+       aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return aether_out; */
 aether_mat4f aether_mat4f_inverse_adjugate(aether_mat4f m)
 {
     const float s = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-    aether_mat4f out;
-    out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-    out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
-    out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-    out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
-    out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
-    out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-    out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
-    out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-    out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-    out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-    out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
-    out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-    out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
-    out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-    return out;
+    aether_mat4f aether_out;
+    aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+    aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+    aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+    aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+    aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+    aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+    aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+    aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+    aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+    return aether_out;
 }
 
 /* aether_f32_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -2342,10 +2342,10 @@ float aether_f32_two_sum_err(float a, float b, float s)
        const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const float two_sum_err_av = (two_sum_err_t - y);
        const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_pairf out;
-       out.hi = s;
-       out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
-       return out; */
+       aether_pairf aether_out;
+       aether_out.hi = s;
+       aether_out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+       return aether_out; */
 aether_pairf aether_f32_two_sum(float a, float b)
 {
     const float x = aether_barrier_f32(a);
@@ -2356,10 +2356,10 @@ aether_pairf aether_f32_two_sum(float a, float b)
     const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const float two_sum_err_av = (two_sum_err_t - y);
     const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+    return aether_out;
 }
 
 /* aether_pairf_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -2380,10 +2380,10 @@ aether_pairf aether_f32_two_sum(float a, float b)
        const float two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
        const float two_sum_err_av = (two_sum_err_t - t);
        const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-       aether_pairf out;
-       out.hi = s;
-       out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_pairf aether_out;
+       aether_out.hi = s;
+       aether_out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
 {
     const float h = aether_barrier_f32(p.hi);
@@ -2395,10 +2395,10 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
     const float two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     const float two_sum_err_av = (two_sum_err_t - t);
     const float two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_pairf_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -2417,10 +2417,10 @@ aether_pairf aether_pairf_neumaier_add(aether_pairf p, float x)
        const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const float two_sum_err_av = (two_sum_err_t - y);
        const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_pairf out;
-       out.hi = s;
-       out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_pairf aether_out;
+       aether_out.hi = s;
+       aether_out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
 {
     const float x = aether_barrier_f32(a.hi);
@@ -2431,10 +2431,10 @@ aether_pairf aether_pairf_combine(aether_pairf a, aether_pairf b)
     const float two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const float two_sum_err_av = (two_sum_err_t - y);
     const float two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_pairf out;
-    out.hi = s;
-    out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_pairf aether_out;
+    aether_out.hi = s;
+    aether_out.comp = ((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp)) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_pairf_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
@@ -2590,10 +2590,10 @@ float aether_f32_pow_poly(float z)
        const float q = (reduce_half_pi_k - (4.0f * fq));
        const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? (sr * -1.0f) : (cr * -1.0f)))));
        const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? (sr * -1.0f) : ((q == 2.0f) ? (cr * -1.0f) : sr)));
-       aether_vec2f out;
-       out.x = sn;
-       out.y = cs;
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = sn;
+       aether_out.y = cs;
+       return aether_out; */
 aether_vec2f aether_f32_sincos(float a)
 {
     const float reduce_half_pi_t = (a * 0.636619746685028076171875f);
@@ -2625,10 +2625,10 @@ aether_vec2f aether_f32_sincos(float a)
     const float q = (reduce_half_pi_k - (4.0f * fq));
     const float sn = ((a == 0.0f) ? a : ((q == 0.0f) ? sr : ((q == 1.0f) ? cr : ((q == 2.0f) ? (sr * -1.0f) : (cr * -1.0f)))));
     const float cs = ((q == 0.0f) ? cr : ((q == 1.0f) ? (sr * -1.0f) : ((q == 2.0f) ? (cr * -1.0f) : sr)));
-    aether_vec2f out;
-    out.x = sn;
-    out.y = cs;
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = sn;
+    aether_out.y = cs;
+    return aether_out;
 }
 
 /* aether_f32_sin: sin a: sincos(a).x, so the same bits as sincos.
@@ -3940,12 +3940,12 @@ float aether_f32_acos(float x)
        const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
        const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
        const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
-       aether_quatf out;
-       out.w = sincos_cs;
-       out.x = (axis.x * sincos_sn);
-       out.y = (axis.y * sincos_sn);
-       out.z = (axis.z * sincos_sn);
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = sincos_cs;
+       aether_out.x = (axis.x * sincos_sn);
+       aether_out.y = (axis.y * sincos_sn);
+       aether_out.z = (axis.z * sincos_sn);
+       return aether_out; */
 aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
 {
     const float sincos_a_0 = (angle * 0.5f);
@@ -3978,12 +3978,12 @@ aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
     const float sincos_q = (reduce_half_pi_k - (4.0f * sincos_fq));
     const float sincos_sn = ((sincos_a_0 == 0.0f) ? sincos_a_0 : ((sincos_q == 0.0f) ? sincos_sr : ((sincos_q == 1.0f) ? sincos_cr : ((sincos_q == 2.0f) ? (sincos_sr * -1.0f) : (sincos_cr * -1.0f)))));
     const float sincos_cs = ((sincos_q == 0.0f) ? sincos_cr : ((sincos_q == 1.0f) ? (sincos_sr * -1.0f) : ((sincos_q == 2.0f) ? (sincos_cr * -1.0f) : sincos_sr)));
-    aether_quatf out;
-    out.w = sincos_cs;
-    out.x = (axis.x * sincos_sn);
-    out.y = (axis.y * sincos_sn);
-    out.z = (axis.z * sincos_sn);
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = sincos_cs;
+    aether_out.x = (axis.x * sincos_sn);
+    aether_out.y = (axis.y * sincos_sn);
+    aether_out.z = (axis.z * sincos_sn);
+    return aether_out;
 }
 
 /* aether_mat3f_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
@@ -4094,17 +4094,17 @@ aether_quatf aether_quatf_from_axis_angle(aether_vec3f axis, float angle)
        const float m12 = ((sincos_sn * sincos_cs_2) * -1.0f);
        const float m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
        const float m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-       aether_mat3f out;
-       out.m[0] = m00;
-       out.m[1] = m01;
-       out.m[2] = sincos_sn_2;
-       out.m[3] = m10;
-       out.m[4] = m11;
-       out.m[5] = m12;
-       out.m[6] = m20;
-       out.m[7] = m21;
-       out.m[8] = (sincos_cs * sincos_cs_2);
-       return out; */
+       aether_mat3f aether_out;
+       aether_out.m[0] = m00;
+       aether_out.m[1] = m01;
+       aether_out.m[2] = sincos_sn_2;
+       aether_out.m[3] = m10;
+       aether_out.m[4] = m11;
+       aether_out.m[5] = m12;
+       aether_out.m[6] = m20;
+       aether_out.m[7] = m21;
+       aether_out.m[8] = (sincos_cs * sincos_cs_2);
+       return aether_out; */
 aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
 {
     const float reduce_half_pi_t = (ax * 0.636619746685028076171875f);
@@ -4201,17 +4201,17 @@ aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
     const float m12 = ((sincos_sn * sincos_cs_2) * -1.0f);
     const float m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
     const float m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-    aether_mat3f out;
-    out.m[0] = m00;
-    out.m[1] = m01;
-    out.m[2] = sincos_sn_2;
-    out.m[3] = m10;
-    out.m[4] = m11;
-    out.m[5] = m12;
-    out.m[6] = m20;
-    out.m[7] = m21;
-    out.m[8] = (sincos_cs * sincos_cs_2);
-    return out;
+    aether_mat3f aether_out;
+    aether_out.m[0] = m00;
+    aether_out.m[1] = m01;
+    aether_out.m[2] = sincos_sn_2;
+    aether_out.m[3] = m10;
+    aether_out.m[4] = m11;
+    aether_out.m[5] = m12;
+    aether_out.m[6] = m20;
+    aether_out.m[7] = m21;
+    aether_out.m[8] = (sincos_cs * sincos_cs_2);
+    return aether_out;
 }
 
 /* aether_quatf_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
@@ -4346,12 +4346,12 @@ aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
        const float sincos_q_3 = (reduce_half_pi_k_3 - (4.0f * sincos_fq_3));
        const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
        const float r = (1.0f / sincos_sn_3);
-       aether_quatf out;
-       out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
-       return out; */
+       aether_quatf aether_out;
+       aether_out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       return aether_out; */
 aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
 {
     const float d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
@@ -4473,12 +4473,12 @@ aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
     const float sincos_q_3 = (reduce_half_pi_k_3 - (4.0f * sincos_fq_3));
     const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
     const float r = (1.0f / sincos_sn_3);
-    aether_quatf out;
-    out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-    out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-    out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-    out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
-    return out;
+    aether_quatf aether_out;
+    aether_out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+    aether_out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+    aether_out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+    aether_out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+    return aether_out;
 }
 
 /* aether_f32_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -4499,12 +4499,12 @@ aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
        const float t = ((apq == 0.0f) ? 0.0f : t0);
        const float c = (1.0f / sqrtf(((t * t) + 1.0f)));
        const float s = (t * c);
-       aether_rotationf out;
-       out.c = c;
-       out.s = s;
-       out.t = t;
-       out.tau = (s / (1.0f + c));
-       return out; */
+       aether_rotationf aether_out;
+       aether_out.c = c;
+       aether_out.s = s;
+       aether_out.t = t;
+       aether_out.tau = (s / (1.0f + c));
+       return aether_out; */
 aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
 {
     const float theta = ((aqq - app) / (2.0f * apq));
@@ -4514,12 +4514,12 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
     const float t = ((apq == 0.0f) ? 0.0f : t0);
     const float c = (1.0f / sqrt(((t * t) + 1.0f)));
     const float s = (t * c);
-    aether_rotationf out;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = (s / (1.0f + c));
-    return out;
+    aether_rotationf aether_out;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = (s / (1.0f + c));
+    return aether_out;
 }
 
 /* aether_f32_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
@@ -4527,16 +4527,16 @@ aether_rotationf aether_f32_jacobi_rotation(float app, float aqq, float apq)
        out.x = g - r.s * (h + r.tau * g)
        out.y = h + r.s * (g - r.tau * h)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (g - (r.s * (h + (r.tau * g))));
-       out.y = (h + (r.s * (g - (r.tau * h))));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (g - (r.s * (h + (r.tau * g))));
+       aether_out.y = (h + (r.s * (g - (r.tau * h))));
+       return aether_out; */
 aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
 {
-    aether_vec2f out;
-    out.x = (g - (r.s * (h + (r.tau * g))));
-    out.y = (h + (r.s * (g - (r.tau * h))));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (g - (r.s * (h + (r.tau * g))));
+    aether_out.y = (h + (r.s * (g - (r.tau * h))));
+    return aether_out;
 }
 
 /* aether_f32_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
@@ -4544,16 +4544,16 @@ aether_vec2f aether_f32_jacobi_update(float g, float h, aether_rotationf r)
        out.x = app - r.t * apq
        out.y = aqq + r.t * apq
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2f out;
-       out.x = (app - (r.t * apq));
-       out.y = (aqq + (r.t * apq));
-       return out; */
+       aether_vec2f aether_out;
+       aether_out.x = (app - (r.t * apq));
+       aether_out.y = (aqq + (r.t * apq));
+       return aether_out; */
 aether_vec2f aether_f32_jacobi_diag(float app, float aqq, float apq, aether_rotationf r)
 {
-    aether_vec2f out;
-    out.x = (app - (r.t * apq));
-    out.y = (aqq + (r.t * apq));
-    return out;
+    aether_vec2f aether_out;
+    aether_out.x = (app - (r.t * apq));
+    aether_out.y = (aqq + (r.t * apq));
+    return aether_out;
 }
 
 /* aether_pairf_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
@@ -4571,52 +4571,52 @@ aether_pairf aether_pairf_reduce32(const aether_pairf lanes[32])
 
 /* aether_f32_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
    Spec term: x */
-void aether_f32_lanes_sum(aether_pairf lanes[32], size_t first, const float *x, size_t n)
+void aether_f32_lanes_sum(aether_pairf aether_lanes[32], size_t aether_first, const float *x, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const float term = x[j];
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const float aether_term = x[aether_j];
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f32_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
    Spec term: a * b */
-void aether_f32_lanes_dot(aether_pairf lanes[32], size_t first, const float *a, const float *b, size_t n)
+void aether_f32_lanes_dot(aether_pairf aether_lanes[32], size_t aether_first, const float *a, const float *b, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const float term = (a[j] * b[j]);
-        aether_pairf *lane = &lanes[(first + j) % 32u];
-        *lane = aether_pairf_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const float aether_term = (a[aether_j] * b[aether_j]);
+        aether_pairf *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f32_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
-float aether_f32_sum_array(const float *x, size_t n)
+float aether_f32_sum_array(const float *x, size_t aether_n)
 {
-    aether_pairf lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0f;
-        lanes[i].comp = 0.0f;
+    aether_pairf aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0f;
+        aether_lanes[aether_i].comp = 0.0f;
     }
-    aether_f32_lanes_sum(lanes, 0, x, n);
-    return aether_pairf_value(aether_pairf_reduce32(lanes));
+    aether_f32_lanes_sum(aether_lanes, 0, x, aether_n);
+    return aether_pairf_value(aether_pairf_reduce32(aether_lanes));
 }
 
 /* aether_f32_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
-float aether_f32_dot_array(const float *a, const float *b, size_t n)
+float aether_f32_dot_array(const float *a, const float *b, size_t aether_n)
 {
-    aether_pairf lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0f;
-        lanes[i].comp = 0.0f;
+    aether_pairf aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0f;
+        aether_lanes[aether_i].comp = 0.0f;
     }
-    aether_f32_lanes_dot(lanes, 0, a, b, n);
-    return aether_pairf_value(aether_pairf_reduce32(lanes));
+    aether_f32_lanes_dot(aether_lanes, 0, a, b, aether_n);
+    return aether_pairf_value(aether_pairf_reduce32(aether_lanes));
 }
 
 /* aether_f32_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
@@ -5431,2419 +5431,2419 @@ uint32_t aether_f32_ulp_distance(float a, float b)
 }
 
 /* ---- f32: batched kernels over structure-of-arrays data (cuda_core/aether_batch.h's, one work
-   item per item: global size n rounded up to the work-group size, items i >= n do nothing) ---- */
+   item per item: global size aether_n rounded up to the work-group size, items i >= aether_n do nothing) ---- */
 
-/* aether_f32_fmin_batch: out[i] = aether_f32_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_fmin_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_f32_fmin_batch: aether_out[i] = aether_f32_fmin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_fmin_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        const float result = aether_f32_fmin(v_a, v_b);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        const float aether_result = aether_f32_fmin(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_fmax_batch: out[i] = aether_f32_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_fmax_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_f32_fmax_batch: aether_out[i] = aether_f32_fmax(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_fmax_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        const float result = aether_f32_fmax(v_a, v_b);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        const float aether_result = aether_f32_fmax(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_sign_batch: out[i] = aether_f32_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_sign_batch(__global const float *a, __global float *out, ulong n)
+/* aether_f32_sign_batch: aether_out[i] = aether_f32_sign(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sign_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_sign(v_a);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_sign(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_add_batch: out[i] = aether_vec2f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec2f_add_batch: aether_out[i] = aether_vec2f_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_add_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_add_batch: out[i] = aether_vec3f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec3f_add_batch: aether_out[i] = aether_vec3f_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_add_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_add_batch: out[i] = aether_vec4f_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_add_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec4f_add_batch: aether_out[i] = aether_vec4f_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_add_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
-    }
-}
-
-/* aether_vec2f_sub_batch: out[i] = aether_vec2f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
+    }
+}
+
+/* aether_vec2f_sub_batch: aether_out[i] = aether_vec2f_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_sub_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-    }
-}
-
-/* aether_vec3f_sub_batch: out[i] = aether_vec3f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-    }
-}
-
-/* aether_vec4f_sub_batch: out[i] = aether_vec4f_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_sub_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+    }
+}
+
+/* aether_vec3f_sub_batch: aether_out[i] = aether_vec3f_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_sub_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
+/* aether_vec4f_sub_batch: aether_out[i] = aether_vec4f_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_sub_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
-    }
-}
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
+    }
+}
 
-/* aether_vec2f_mul_batch: out[i] = aether_vec2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec2f_mul_batch: aether_out[i] = aether_vec2f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-    }
-}
-
-/* aether_vec3f_mul_batch: out[i] = aether_vec3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+    }
+}
+
+/* aether_vec3f_mul_batch: aether_out[i] = aether_vec3f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_mul_batch: out[i] = aether_vec4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec4f_mul_batch: aether_out[i] = aether_vec4f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2f_scale_batch: out[i] = aether_vec2f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+/* aether_vec2f_scale_batch: aether_out[i] = aether_vec2f_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_scale_batch(__global const float *a, __global const float *s, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec2f result = aether_vec2f_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2f aether_result = aether_vec2f_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_scale_batch: out[i] = aether_vec3f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+/* aether_vec3f_scale_batch: aether_out[i] = aether_vec3f_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_scale_batch(__global const float *a, __global const float *s, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec3f result = aether_vec3f_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3f aether_result = aether_vec3f_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_scale_batch: out[i] = aether_vec4f_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_scale_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+/* aether_vec4f_scale_batch: aether_out[i] = aether_vec4f_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_scale_batch(__global const float *a, __global const float *s, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec4f result = aether_vec4f_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4f aether_result = aether_vec4f_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2f_div_batch: out[i] = aether_vec2f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+/* aether_vec2f_div_batch: aether_out[i] = aether_vec2f_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_div_batch(__global const float *a, __global const float *s, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec2f result = aether_vec2f_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2f aether_result = aether_vec2f_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_div_batch: out[i] = aether_vec3f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+/* aether_vec3f_div_batch: aether_out[i] = aether_vec3f_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_div_batch(__global const float *a, __global const float *s, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec3f result = aether_vec3f_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3f aether_result = aether_vec3f_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_div_batch: out[i] = aether_vec4f_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_div_batch(__global const float *a, __global const float *s, __global float *out, ulong n)
+/* aether_vec4f_div_batch: aether_out[i] = aether_vec4f_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_div_batch(__global const float *a, __global const float *s, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        float v_s;
-        v_s = s[i];
-        const aether_vec4f result = aether_vec4f_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4f aether_result = aether_vec4f_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_f32_neg_batch: out[i] = aether_f32_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_neg_batch(__global const float *a, __global float *out, ulong n)
+/* aether_f32_neg_batch: aether_out[i] = aether_f32_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_neg_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_neg(v_a);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_neg(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_neg_batch: out[i] = aether_vec2f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_neg_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec2f_neg_batch: aether_out[i] = aether_vec2f_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_neg_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2f result = aether_vec2f_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_neg_batch: out[i] = aether_vec3f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_neg_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec3f_neg_batch: aether_out[i] = aether_vec3f_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_neg_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3f result = aether_vec3f_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_neg_batch: out[i] = aether_vec4f_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_neg_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec4f_neg_batch: aether_out[i] = aether_vec4f_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_neg_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4f result = aether_vec4f_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_f32_abs_batch: out[i] = aether_f32_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_abs_batch(__global const float *a, __global float *out, ulong n)
+/* aether_f32_abs_batch: aether_out[i] = aether_f32_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_abs_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_abs(v_a);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_abs(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_abs_batch: out[i] = aether_vec2f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_abs_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec2f_abs_batch: aether_out[i] = aether_vec2f_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_abs_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2f result = aether_vec2f_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_abs_batch: out[i] = aether_vec3f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_abs_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec3f_abs_batch: aether_out[i] = aether_vec3f_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_abs_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3f result = aether_vec3f_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_abs_batch: out[i] = aether_vec4f_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_abs_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec4f_abs_batch: aether_out[i] = aether_vec4f_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_abs_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4f result = aether_vec4f_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2f_min_batch: out[i] = aether_vec2f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec2f_min_batch: aether_out[i] = aether_vec2f_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_min_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_min_batch: out[i] = aether_vec3f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec3f_min_batch: aether_out[i] = aether_vec3f_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_min_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_min_batch: out[i] = aether_vec4f_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_min_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec4f_min_batch: aether_out[i] = aether_vec4f_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_min_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2f_max_batch: out[i] = aether_vec2f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec2f_max_batch: aether_out[i] = aether_vec2f_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_max_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2f result = aether_vec2f_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_max_batch: out[i] = aether_vec3f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec3f_max_batch: aether_out[i] = aether_vec3f_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_max_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_max_batch: out[i] = aether_vec4f_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_max_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec4f_max_batch: aether_out[i] = aether_vec4f_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_max_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4f result = aether_vec4f_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2f_lerp_batch: out[i] = aether_vec2f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+/* aether_vec2f_lerp_batch: aether_out[i] = aether_vec2f_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_vec2f result = aether_vec2f_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec2f aether_result = aether_vec2f_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_lerp_batch: out[i] = aether_vec3f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+/* aether_vec3f_lerp_batch: aether_out[i] = aether_vec3f_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_vec3f result = aether_vec3f_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec3f aether_result = aether_vec3f_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_lerp_batch: out[i] = aether_vec4f_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+/* aether_vec4f_lerp_batch: aether_out[i] = aether_vec4f_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_lerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_vec4f result = aether_vec4f_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec4f aether_result = aether_vec4f_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2f_sum_batch: out[i] = aether_vec2f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_sum_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec2f_sum_batch: aether_out[i] = aether_vec2f_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_sum_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_sum(v_a);
-        out[i] = result;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3f_sum_batch: out[i] = aether_vec3f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_sum_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec3f_sum_batch: aether_out[i] = aether_vec3f_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_sum_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_sum(v_a);
-        out[i] = result;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4f_sum_batch: out[i] = aether_vec4f_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_sum_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec4f_sum_batch: aether_out[i] = aether_vec4f_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_sum_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_sum(v_a);
-        out[i] = result;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_dot_batch: out[i] = aether_vec2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec2f_dot_batch: aether_out[i] = aether_vec2f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_dot_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const float result = aether_vec2f_dot(v_a, v_b);
-        out[i] = result;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3f_dot_batch: out[i] = aether_vec3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec3f_dot_batch: aether_out[i] = aether_vec3f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_dot_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const float result = aether_vec3f_dot(v_a, v_b);
-        out[i] = result;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4f_dot_batch: out[i] = aether_vec4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec4f_dot_batch: aether_out[i] = aether_vec4f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_dot_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const float result = aether_vec4f_dot(v_a, v_b);
-        out[i] = result;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_squared_norm_batch: out[i] = aether_vec2f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec2f_squared_norm_batch: aether_out[i] = aether_vec2f_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_squared_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_squared_norm(v_a);
-        out[i] = result;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3f_squared_norm_batch: out[i] = aether_vec3f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec3f_squared_norm_batch: aether_out[i] = aether_vec3f_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_squared_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_squared_norm(v_a);
-        out[i] = result;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4f_squared_norm_batch: out[i] = aether_vec4f_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_squared_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec4f_squared_norm_batch: aether_out[i] = aether_vec4f_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_squared_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_squared_norm(v_a);
-        out[i] = result;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_norm_batch: out[i] = aether_vec2f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec2f_norm_batch: aether_out[i] = aether_vec2f_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_norm(v_a);
-        out[i] = result;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3f_norm_batch: out[i] = aether_vec3f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec3f_norm_batch: aether_out[i] = aether_vec3f_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_norm(v_a);
-        out[i] = result;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4f_norm_batch: out[i] = aether_vec4f_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec4f_norm_batch: aether_out[i] = aether_vec4f_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_norm(v_a);
-        out[i] = result;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_max_norm_batch: out[i] = aether_vec2f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec2f_max_norm_batch: aether_out[i] = aether_vec2f_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_max_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const float result = aether_vec2f_max_norm(v_a);
-        out[i] = result;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const float aether_result = aether_vec2f_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3f_max_norm_batch: out[i] = aether_vec3f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec3f_max_norm_batch: aether_out[i] = aether_vec3f_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_max_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const float result = aether_vec3f_max_norm(v_a);
-        out[i] = result;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const float aether_result = aether_vec3f_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4f_max_norm_batch: out[i] = aether_vec4f_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_max_norm_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec4f_max_norm_batch: aether_out[i] = aether_vec4f_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_max_norm_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const float result = aether_vec4f_max_norm(v_a);
-        out[i] = result;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const float aether_result = aether_vec4f_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2f_is_finite_batch: out[i] = aether_vec2f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+/* aether_vec2f_is_finite_batch: aether_out[i] = aether_vec2f_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_is_finite_batch(__global const float *a, __global int *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        out[i] = aether_vec2f_is_finite(v_a);
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec2f_is_finite(aether_v_a);
     }
 }
 
-/* aether_vec3f_is_finite_batch: out[i] = aether_vec3f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+/* aether_vec3f_is_finite_batch: aether_out[i] = aether_vec3f_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_is_finite_batch(__global const float *a, __global int *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        out[i] = aether_vec3f_is_finite(v_a);
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec3f_is_finite(aether_v_a);
     }
 }
 
-/* aether_vec4f_is_finite_batch: out[i] = aether_vec4f_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_is_finite_batch(__global const float *a, __global int *out, ulong n)
+/* aether_vec4f_is_finite_batch: aether_out[i] = aether_vec4f_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_is_finite_batch(__global const float *a, __global int *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        out[i] = aether_vec4f_is_finite(v_a);
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec4f_is_finite(aether_v_a);
     }
 }
 
-/* aether_vec2f_normalize_batch: out[i] = aether_vec2f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2f_normalize_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec2f_normalize_batch: aether_out[i] = aether_vec2f_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2f_normalize_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2f result = aether_vec2f_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_vec2f_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3f_normalize_batch: out[i] = aether_vec3f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_normalize_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec3f_normalize_batch: aether_out[i] = aether_vec3f_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_normalize_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3f result = aether_vec3f_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4f_normalize_batch: out[i] = aether_vec4f_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4f_normalize_batch(__global const float *a, __global float *out, ulong n)
+/* aether_vec4f_normalize_batch: aether_out[i] = aether_vec4f_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4f_normalize_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4f result = aether_vec4f_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_vec4f_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_quatf_normalize_batch: out[i] = aether_quatf_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatf_normalize_batch(__global const float *a, __global float *out, ulong n)
+/* aether_quatf_normalize_batch: aether_out[i] = aether_quatf_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_normalize_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatf result = aether_quatf_normalize(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatf aether_result = aether_quatf_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec3f_cross_batch: out[i] = aether_vec3f_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3f_cross_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_vec3f_cross_batch: aether_out[i] = aether_vec3f_cross(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_cross_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3f v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3f result = aether_vec3f_cross(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3f aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3f aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_cross(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_quatf_mul_batch: out[i] = aether_quatf_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatf_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_quatf_mul_batch: aether_out[i] = aether_quatf_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatf v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        const aether_quatf result = aether_quatf_mul(v_a, v_b);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatf aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        const aether_quatf aether_result = aether_quatf_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_quatf_conjugate_batch: out[i] = aether_quatf_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatf_conjugate_batch(__global const float *a, __global float *out, ulong n)
+/* aether_quatf_conjugate_batch: aether_out[i] = aether_quatf_conjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_conjugate_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatf result = aether_quatf_conjugate(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatf aether_result = aether_quatf_conjugate(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_quatf_rotate_batch: out[i] = aether_quatf_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatf_rotate_batch(__global const float *q, __global const float *v, __global float *out, ulong n)
+/* aether_quatf_rotate_batch: aether_out[i] = aether_quatf_rotate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_rotate_batch(__global const float *q, __global const float *v, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatf v_q;
-        v_q.w = q[0u * n + i];
-        v_q.x = q[1u * n + i];
-        v_q.y = q[2u * n + i];
-        v_q.z = q[3u * n + i];
-        aether_vec3f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3f result = aether_quatf_rotate(v_q, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_quatf aether_v_q;
+        aether_v_q.w = q[0u * aether_n + aether_i];
+        aether_v_q.x = q[1u * aether_n + aether_i];
+        aether_v_q.y = q[2u * aether_n + aether_i];
+        aether_v_q.z = q[3u * aether_n + aether_i];
+        aether_vec3f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_quatf_rotate(aether_v_q, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_mat2f_mul_vec_batch: out[i] = aether_mat2f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+/* aether_mat2f_mul_vec_batch: aether_out[i] = aether_mat2f_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_mul_vec_batch(__global const float *m, __global const float *v, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        aether_vec2f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        const aether_vec2f result = aether_mat2f_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_vec2f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_mat2f_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_mat3f_mul_vec_batch: out[i] = aether_mat3f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+/* aether_mat3f_mul_vec_batch: aether_out[i] = aether_mat3f_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_mul_vec_batch(__global const float *m, __global const float *v, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        aether_vec3f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3f result = aether_mat3f_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_vec3f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_mat3f_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_mat4f_mul_vec_batch: out[i] = aether_mat4f_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_mul_vec_batch(__global const float *m, __global const float *v, __global float *out, ulong n)
+/* aether_mat4f_mul_vec_batch: aether_out[i] = aether_mat4f_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_mul_vec_batch(__global const float *m, __global const float *v, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        aether_vec4f v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        v_v.w = v[3u * n + i];
-        const aether_vec4f result = aether_mat4f_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        aether_vec4f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_v_v.w = v[3u * aether_n + aether_i];
+        const aether_vec4f aether_result = aether_mat4f_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_mat2f_mul_batch: out[i] = aether_mat2f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_mat2f_mul_batch: aether_out[i] = aether_mat2f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat2f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const aether_mat2f result = aether_mat2f_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+        aether_mat2f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const aether_mat2f aether_result = aether_mat2f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-/* aether_mat3f_mul_batch: out[i] = aether_mat3f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_mat3f_mul_batch: aether_out[i] = aether_mat3f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat3f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const aether_mat3f result = aether_mat3f_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+        aether_mat3f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const aether_mat3f aether_result = aether_mat3f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-/* aether_mat4f_mul_batch: out[i] = aether_mat4f_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
+/* aether_mat4f_mul_batch: aether_out[i] = aether_mat4f_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat4f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const aether_mat4f result = aether_mat4f_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_mat2f_transpose_batch: out[i] = aether_mat2f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_transpose_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2f result = aether_mat2f_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-    }
-}
-
-/* aether_mat3f_transpose_batch: out[i] = aether_mat3f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_transpose_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3f result = aether_mat3f_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-    }
-}
-
-/* aether_mat4f_transpose_batch: out[i] = aether_mat4f_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_transpose_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4f result = aether_mat4f_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_mat2f_identity_batch: out[i] = aether_mat2f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_identity_batch(__global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        const aether_mat2f result = aether_mat2f_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-    }
-}
-
-/* aether_mat3f_identity_batch: out[i] = aether_mat3f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_identity_batch(__global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        const aether_mat3f result = aether_mat3f_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-    }
-}
-
-/* aether_mat4f_identity_batch: out[i] = aether_mat4f_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_identity_batch(__global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        const aether_mat4f result = aether_mat4f_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_mat2f_dot_batch: out[i] = aether_mat2f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const float result = aether_mat2f_dot(v_a, v_b);
-        out[i] = result;
-    }
-}
-
-/* aether_mat3f_dot_batch: out[i] = aether_mat3f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const float result = aether_mat3f_dot(v_a, v_b);
-        out[i] = result;
-    }
-}
-
-/* aether_mat4f_dot_batch: out[i] = aether_mat4f_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_dot_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4f v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4f v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const float result = aether_mat4f_dot(v_a, v_b);
-        out[i] = result;
-    }
-}
-
-/* aether_mat2f_determinant_batch: out[i] = aether_mat2f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_determinant_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const float result = aether_mat2f_determinant(v_m);
-        out[i] = result;
-    }
-}
-
-/* aether_mat3f_determinant_batch: out[i] = aether_mat3f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_determinant_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const float result = aether_mat3f_determinant(v_m);
-        out[i] = result;
-    }
-}
-
-/* aether_mat4f_determinant_batch: out[i] = aether_mat4f_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_determinant_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const float result = aether_mat4f_determinant(v_m);
-        out[i] = result;
-    }
-}
-
-/* aether_mat2f_inverse_adjugate_batch: out[i] = aether_mat2f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2f result = aether_mat2f_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-    }
-}
-
-/* aether_mat3f_inverse_adjugate_batch: out[i] = aether_mat3f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3f result = aether_mat3f_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-    }
-}
-
-/* aether_mat4f_inverse_adjugate_batch: out[i] = aether_mat4f_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_inverse_adjugate_batch(__global const float *m, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4f v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4f result = aether_mat4f_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_f32_two_sum_err_batch: out[i] = aether_f32_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_two_sum_err_batch(__global const float *a, __global const float *b, __global const float *s, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        float v_s;
-        v_s = s[i];
-        const float result = aether_f32_two_sum_err(v_a, v_b, v_s);
-        out[i] = result;
-    }
-}
-
-/* aether_f32_two_sum_batch: out[i] = aether_f32_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_two_sum_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        float v_a;
-        v_a = a[i];
-        float v_b;
-        v_b = b[i];
-        const aether_pairf result = aether_f32_two_sum(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
-    }
-}
-
-/* aether_pairf_neumaier_add_batch: out[i] = aether_pairf_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_pairf_neumaier_add_batch(__global const float *p, __global const float *x, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_pairf v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        float v_x;
-        v_x = x[i];
-        const aether_pairf result = aether_pairf_neumaier_add(v_p, v_x);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
-    }
-}
-
-/* aether_pairf_combine_batch: out[i] = aether_pairf_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_pairf_combine_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_pairf v_a;
-        v_a.hi = a[0u * n + i];
-        v_a.comp = a[1u * n + i];
-        aether_pairf v_b;
-        v_b.hi = b[0u * n + i];
-        v_b.comp = b[1u * n + i];
-        const aether_pairf result = aether_pairf_combine(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
-    }
-}
-
-/* aether_pairf_value_batch: out[i] = aether_pairf_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_pairf_value_batch(__global const float *p, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_pairf v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        const float result = aether_pairf_value(v_p);
-        out[i] = result;
-    }
-}
-
-/* aether_f32_sin_poly_batch: out[i] = aether_f32_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_sin_poly_batch(__global const float *u, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_sin_poly(v_u);
-        out[i] = result;
-    }
-}
-
-/* aether_f32_cos_poly_batch: out[i] = aether_f32_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_cos_poly_batch(__global const float *u, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_cos_poly(v_u);
-        out[i] = result;
+        aether_mat4f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const aether_mat4f aether_result = aether_mat4f_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_mat2f_transpose_batch: aether_out[i] = aether_mat2f_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_transpose_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2f aether_result = aether_mat2f_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+    }
+}
+
+/* aether_mat3f_transpose_batch: aether_out[i] = aether_mat3f_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_transpose_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3f aether_result = aether_mat3f_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+    }
+}
+
+/* aether_mat4f_transpose_batch: aether_out[i] = aether_mat4f_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_transpose_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4f aether_result = aether_mat4f_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_mat2f_identity_batch: aether_out[i] = aether_mat2f_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_identity_batch(__global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        const aether_mat2f aether_result = aether_mat2f_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+    }
+}
+
+/* aether_mat3f_identity_batch: aether_out[i] = aether_mat3f_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_identity_batch(__global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        const aether_mat3f aether_result = aether_mat3f_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+    }
+}
+
+/* aether_mat4f_identity_batch: aether_out[i] = aether_mat4f_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_identity_batch(__global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        const aether_mat4f aether_result = aether_mat4f_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_mat2f_dot_batch: aether_out[i] = aether_mat2f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_dot_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const float aether_result = aether_mat2f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat3f_dot_batch: aether_out[i] = aether_mat3f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_dot_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const float aether_result = aether_mat3f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat4f_dot_batch: aether_out[i] = aether_mat4f_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_dot_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4f aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4f aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const float aether_result = aether_mat4f_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat2f_determinant_batch: aether_out[i] = aether_mat2f_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_determinant_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const float aether_result = aether_mat2f_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat3f_determinant_batch: aether_out[i] = aether_mat3f_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_determinant_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const float aether_result = aether_mat3f_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat4f_determinant_batch: aether_out[i] = aether_mat4f_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_determinant_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const float aether_result = aether_mat4f_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat2f_inverse_adjugate_batch: aether_out[i] = aether_mat2f_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_inverse_adjugate_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2f aether_result = aether_mat2f_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+    }
+}
+
+/* aether_mat3f_inverse_adjugate_batch: aether_out[i] = aether_mat3f_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_inverse_adjugate_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3f aether_result = aether_mat3f_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+    }
+}
+
+/* aether_mat4f_inverse_adjugate_batch: aether_out[i] = aether_mat4f_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_inverse_adjugate_batch(__global const float *m, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4f aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4f aether_result = aether_mat4f_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_f32_two_sum_err_batch: aether_out[i] = aether_f32_two_sum_err(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_two_sum_err_batch(__global const float *a, __global const float *b, __global const float *s, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        float aether_v_s;
+        aether_v_s = s[aether_i];
+        const float aether_result = aether_f32_two_sum_err(aether_v_a, aether_v_b, aether_v_s);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_f32_two_sum_batch: aether_out[i] = aether_f32_two_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_two_sum_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        float aether_v_b;
+        aether_v_b = b[aether_i];
+        const aether_pairf aether_result = aether_f32_two_sum(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
+    }
+}
+
+/* aether_pairf_neumaier_add_batch: aether_out[i] = aether_pairf_neumaier_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_neumaier_add_batch(__global const float *p, __global const float *x, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_pairf aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const aether_pairf aether_result = aether_pairf_neumaier_add(aether_v_p, aether_v_x);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
+    }
+}
+
+/* aether_pairf_combine_batch: aether_out[i] = aether_pairf_combine(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_combine_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_pairf aether_v_a;
+        aether_v_a.hi = a[0u * aether_n + aether_i];
+        aether_v_a.comp = a[1u * aether_n + aether_i];
+        aether_pairf aether_v_b;
+        aether_v_b.hi = b[0u * aether_n + aether_i];
+        aether_v_b.comp = b[1u * aether_n + aether_i];
+        const aether_pairf aether_result = aether_pairf_combine(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
+    }
+}
+
+/* aether_pairf_value_batch: aether_out[i] = aether_pairf_value(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_pairf_value_batch(__global const float *p, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_pairf aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        const float aether_result = aether_pairf_value(aether_v_p);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_f32_sin_poly_batch: aether_out[i] = aether_f32_sin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sin_poly_batch(__global const float *u, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_sin_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_f32_cos_poly_batch: aether_out[i] = aether_f32_cos_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_cos_poly_batch(__global const float *u, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_cos_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
-}
-
-/* aether_f32_tan_poly_batch: out[i] = aether_f32_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_tan_poly_batch(__global const float *u, __global float *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+}
+
+/* aether_f32_tan_poly_batch: aether_out[i] = aether_f32_tan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_tan_poly_batch(__global const float *u, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_tan_poly(v_u);
-        out[i] = result;
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_tan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_atan_poly_batch: out[i] = aether_f32_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_atan_poly_batch(__global const float *u, __global float *out, ulong n)
+/* aether_f32_atan_poly_batch: aether_out[i] = aether_f32_atan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_atan_poly_batch(__global const float *u, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_u;
-        v_u = u[i];
-        const float result = aether_f32_atan_poly(v_u);
-        out[i] = result;
+        float aether_v_u;
+        aether_v_u = u[aether_i];
+        const float aether_result = aether_f32_atan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_asin_poly_batch: out[i] = aether_f32_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_asin_poly_batch(__global const float *z, __global float *out, ulong n)
+/* aether_f32_asin_poly_batch: aether_out[i] = aether_f32_asin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_asin_poly_batch(__global const float *z, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_z;
-        v_z = z[i];
-        const float result = aether_f32_asin_poly(v_z);
-        out[i] = result;
+        float aether_v_z;
+        aether_v_z = z[aether_i];
+        const float aether_result = aether_f32_asin_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_exp_poly_batch: out[i] = aether_f32_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_exp_poly_batch(__global const float *r, __global float *out, ulong n)
+/* aether_f32_exp_poly_batch: aether_out[i] = aether_f32_exp_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp_poly_batch(__global const float *r, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_r;
-        v_r = r[i];
-        const float result = aether_f32_exp_poly(v_r);
-        out[i] = result;
+        float aether_v_r;
+        aether_v_r = r[aether_i];
+        const float aether_result = aether_f32_exp_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_exp2_poly_batch: out[i] = aether_f32_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_exp2_poly_batch(__global const float *r, __global float *out, ulong n)
+/* aether_f32_exp2_poly_batch: aether_out[i] = aether_f32_exp2_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp2_poly_batch(__global const float *r, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_r;
-        v_r = r[i];
-        const float result = aether_f32_exp2_poly(v_r);
-        out[i] = result;
+        float aether_v_r;
+        aether_v_r = r[aether_i];
+        const float aether_result = aether_f32_exp2_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_log_poly_batch: out[i] = aether_f32_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_log_poly_batch(__global const float *z, __global float *out, ulong n)
+/* aether_f32_log_poly_batch: aether_out[i] = aether_f32_log_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_log_poly_batch(__global const float *z, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_z;
-        v_z = z[i];
-        const float result = aether_f32_log_poly(v_z);
-        out[i] = result;
+        float aether_v_z;
+        aether_v_z = z[aether_i];
+        const float aether_result = aether_f32_log_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_pow_poly_batch: out[i] = aether_f32_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_pow_poly_batch(__global const float *z, __global float *out, ulong n)
+/* aether_f32_pow_poly_batch: aether_out[i] = aether_f32_pow_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_pow_poly_batch(__global const float *z, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_z;
-        v_z = z[i];
-        const float result = aether_f32_pow_poly(v_z);
-        out[i] = result;
+        float aether_v_z;
+        aether_v_z = z[aether_i];
+        const float aether_result = aether_f32_pow_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_sincos_batch: out[i] = aether_f32_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_sincos_batch(__global const float *a, __global float *out, ulong n)
+/* aether_f32_sincos_batch: aether_out[i] = aether_f32_sincos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sincos_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        const aether_vec2f result = aether_f32_sincos(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const aether_vec2f aether_result = aether_f32_sincos(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_f32_sin_batch: out[i] = aether_f32_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_sin_batch(__global const float *a, __global float *out, ulong n)
+/* aether_f32_sin_batch: aether_out[i] = aether_f32_sin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_sin_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_sin(v_a);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_sin(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_cos_batch: out[i] = aether_f32_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_cos_batch(__global const float *a, __global float *out, ulong n)
+/* aether_f32_cos_batch: aether_out[i] = aether_f32_cos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_cos_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_cos(v_a);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_cos(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_atan_batch: out[i] = aether_f32_atan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_atan_batch(__global const float *x, __global float *out, ulong n)
+/* aether_f32_atan_batch: aether_out[i] = aether_f32_atan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_atan_batch(__global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_atan(v_x);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_atan(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_atan2_batch: out[i] = aether_f32_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_atan2_batch(__global const float *y, __global const float *x, __global float *out, ulong n)
+/* aether_f32_atan2_batch: aether_out[i] = aether_f32_atan2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_atan2_batch(__global const float *y, __global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_y;
-        v_y = y[i];
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_atan2(v_y, v_x);
-        out[i] = result;
+        float aether_v_y;
+        aether_v_y = y[aether_i];
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_atan2(aether_v_y, aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_exp_batch: out[i] = aether_f32_exp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_exp_batch(__global const float *x, __global float *out, ulong n)
+/* aether_f32_exp_batch: aether_out[i] = aether_f32_exp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp_batch(__global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_exp(v_x);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_exp(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_log_batch: out[i] = aether_f32_log(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_log_batch(__global const float *x, __global float *out, ulong n)
+/* aether_f32_log_batch: aether_out[i] = aether_f32_log(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_log_batch(__global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_log(v_x);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_log(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_exp2_batch: out[i] = aether_f32_exp2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_exp2_batch(__global const float *x, __global float *out, ulong n)
+/* aether_f32_exp2_batch: aether_out[i] = aether_f32_exp2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_exp2_batch(__global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_exp2(v_x);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_exp2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_log2_batch: out[i] = aether_f32_log2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_log2_batch(__global const float *x, __global float *out, ulong n)
+/* aether_f32_log2_batch: aether_out[i] = aether_f32_log2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_log2_batch(__global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_log2(v_x);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_log2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_pow_batch: out[i] = aether_f32_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_pow_batch(__global const float *x, __global const float *y, __global float *out, ulong n)
+/* aether_f32_pow_batch: aether_out[i] = aether_f32_pow(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_pow_batch(__global const float *x, __global const float *y, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        float v_y;
-        v_y = y[i];
-        const float result = aether_f32_pow(v_x, v_y);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        float aether_v_y;
+        aether_v_y = y[aether_i];
+        const float aether_result = aether_f32_pow(aether_v_x, aether_v_y);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_tan_batch: out[i] = aether_f32_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_tan_batch(__global const float *a, __global float *out, ulong n)
+/* aether_f32_tan_batch: aether_out[i] = aether_f32_tan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_tan_batch(__global const float *a, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_a;
-        v_a = a[i];
-        const float result = aether_f32_tan(v_a);
-        out[i] = result;
+        float aether_v_a;
+        aether_v_a = a[aether_i];
+        const float aether_result = aether_f32_tan(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_asin_batch: out[i] = aether_f32_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_asin_batch(__global const float *x, __global float *out, ulong n)
+/* aether_f32_asin_batch: aether_out[i] = aether_f32_asin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_asin_batch(__global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_asin(v_x);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_asin(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f32_acos_batch: out[i] = aether_f32_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_acos_batch(__global const float *x, __global float *out, ulong n)
+/* aether_f32_acos_batch: aether_out[i] = aether_f32_acos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_acos_batch(__global const float *x, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_x;
-        v_x = x[i];
-        const float result = aether_f32_acos(v_x);
-        out[i] = result;
+        float aether_v_x;
+        aether_v_x = x[aether_i];
+        const float aether_result = aether_f32_acos(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_quatf_from_axis_angle_batch: out[i] = aether_quatf_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatf_from_axis_angle_batch(__global const float *axis, __global const float *angle, __global float *out, ulong n)
+/* aether_quatf_from_axis_angle_batch: aether_out[i] = aether_quatf_from_axis_angle(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_from_axis_angle_batch(__global const float *axis, __global const float *angle, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3f v_axis;
-        v_axis.x = axis[0u * n + i];
-        v_axis.y = axis[1u * n + i];
-        v_axis.z = axis[2u * n + i];
-        float v_angle;
-        v_angle = angle[i];
-        const aether_quatf result = aether_quatf_from_axis_angle(v_axis, v_angle);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_vec3f aether_v_axis;
+        aether_v_axis.x = axis[0u * aether_n + aether_i];
+        aether_v_axis.y = axis[1u * aether_n + aether_i];
+        aether_v_axis.z = axis[2u * aether_n + aether_i];
+        float aether_v_angle;
+        aether_v_angle = angle[aether_i];
+        const aether_quatf aether_result = aether_quatf_from_axis_angle(aether_v_axis, aether_v_angle);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_mat3f_from_euler_xyz_batch: out[i] = aether_mat3f_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_from_euler_xyz_batch(__global const float *ax, __global const float *ay, __global const float *az, __global float *out, ulong n)
+/* aether_mat3f_from_euler_xyz_batch: aether_out[i] = aether_mat3f_from_euler_xyz(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_from_euler_xyz_batch(__global const float *ax, __global const float *ay, __global const float *az, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_ax;
-        v_ax = ax[i];
-        float v_ay;
-        v_ay = ay[i];
-        float v_az;
-        v_az = az[i];
-        const aether_mat3f result = aether_mat3f_from_euler_xyz(v_ax, v_ay, v_az);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+        float aether_v_ax;
+        aether_v_ax = ax[aether_i];
+        float aether_v_ay;
+        aether_v_ay = ay[aether_i];
+        float aether_v_az;
+        aether_v_az = az[aether_i];
+        const aether_mat3f aether_result = aether_mat3f_from_euler_xyz(aether_v_ax, aether_v_ay, aether_v_az);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-/* aether_quatf_slerp_batch: out[i] = aether_quatf_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatf_slerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *out, ulong n)
+/* aether_quatf_slerp_batch: aether_out[i] = aether_quatf_slerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatf_slerp_batch(__global const float *a, __global const float *b, __global const float *t, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatf v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatf v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        float v_t;
-        v_t = t[i];
-        const aether_quatf result = aether_quatf_slerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatf aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatf aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        float aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_quatf aether_result = aether_quatf_slerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_f32_jacobi_rotation_batch: out[i] = aether_f32_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_jacobi_rotation_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global float *out, ulong n)
+/* aether_f32_jacobi_rotation_batch: aether_out[i] = aether_f32_jacobi_rotation(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_rotation_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_app;
-        v_app = app[i];
-        float v_aqq;
-        v_aqq = aqq[i];
-        float v_apq;
-        v_apq = apq[i];
-        const aether_rotationf result = aether_f32_jacobi_rotation(v_app, v_aqq, v_apq);
-        out[0u * n + i] = result.c;
-        out[1u * n + i] = result.s;
-        out[2u * n + i] = result.t;
-        out[3u * n + i] = result.tau;
+        float aether_v_app;
+        aether_v_app = app[aether_i];
+        float aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        float aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        const aether_rotationf aether_result = aether_f32_jacobi_rotation(aether_v_app, aether_v_aqq, aether_v_apq);
+        aether_out[0u * aether_n + aether_i] = aether_result.c;
+        aether_out[1u * aether_n + aether_i] = aether_result.s;
+        aether_out[2u * aether_n + aether_i] = aether_result.t;
+        aether_out[3u * aether_n + aether_i] = aether_result.tau;
     }
 }
 
-/* aether_f32_jacobi_update_batch: out[i] = aether_f32_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_jacobi_update_batch(__global const float *g, __global const float *h, __global const float *r, __global float *out, ulong n)
+/* aether_f32_jacobi_update_batch: aether_out[i] = aether_f32_jacobi_update(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_update_batch(__global const float *g, __global const float *h, __global const float *r, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_g;
-        v_g = g[i];
-        float v_h;
-        v_h = h[i];
-        aether_rotationf v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2f result = aether_f32_jacobi_update(v_g, v_h, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        float aether_v_g;
+        aether_v_g = g[aether_i];
+        float aether_v_h;
+        aether_v_h = h[aether_i];
+        aether_rotationf aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_f32_jacobi_update(aether_v_g, aether_v_h, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_f32_jacobi_diag_batch: out[i] = aether_f32_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f32_jacobi_diag_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global const float *r, __global float *out, ulong n)
+/* aether_f32_jacobi_diag_batch: aether_out[i] = aether_f32_jacobi_diag(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f32_jacobi_diag_batch(__global const float *app, __global const float *aqq, __global const float *apq, __global const float *r, __global float *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        float v_app;
-        v_app = app[i];
-        float v_aqq;
-        v_aqq = aqq[i];
-        float v_apq;
-        v_apq = apq[i];
-        aether_rotationf v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2f result = aether_f32_jacobi_diag(v_app, v_aqq, v_apq, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        float aether_v_app;
+        aether_v_app = app[aether_i];
+        float aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        float aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        aether_rotationf aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2f aether_result = aether_f32_jacobi_diag(aether_v_app, aether_v_aqq, aether_v_apq, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_mat2f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2f_lu (LU with partial pivoting) of a, then aether_mat2f_lu_solve; info[i] is aether_mat2f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+/* aether_mat2f_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2f_lu (LU with partial pivoting) of a, then aether_mat2f_lu_solve; info[i] is aether_mat2f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat2f v_a;
         aether_vec2f v_b;
         aether_vec2f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         int ipiv[2];
         status = aether_mat2f_lu(&v_a, ipiv);
         v_x = aether_mat2f_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat3f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3f_lu (LU with partial pivoting) of a, then aether_mat3f_lu_solve; info[i] is aether_mat3f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+/* aether_mat3f_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3f_lu (LU with partial pivoting) of a, then aether_mat3f_lu_solve; info[i] is aether_mat3f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat3f v_a;
         aether_vec3f v_b;
         aether_vec3f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         int ipiv[3];
         status = aether_mat3f_lu(&v_a, ipiv);
         v_x = aether_mat3f_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat4f_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4f_lu (LU with partial pivoting) of a, then aether_mat4f_lu_solve; info[i] is aether_mat4f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+/* aether_mat4f_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4f_lu (LU with partial pivoting) of a, then aether_mat4f_lu_solve; info[i] is aether_mat4f_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_lu_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat4f v_a;
         aether_vec4f v_b;
         aether_vec4f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         int ipiv[4];
         status = aether_mat4f_lu(&v_a, ipiv);
         v_x = aether_mat4f_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat2f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2f_cholesky (Cholesky) of a, then aether_mat2f_cholesky_solve; info[i] is aether_mat2f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+/* aether_mat2f_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2f_cholesky (Cholesky) of a, then aether_mat2f_cholesky_solve; info[i] is aether_mat2f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat2f v_a;
         aether_vec2f v_b;
         aether_vec2f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         status = aether_mat2f_cholesky(&v_a);
         v_x = aether_mat2f_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat3f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3f_cholesky (Cholesky) of a, then aether_mat3f_cholesky_solve; info[i] is aether_mat3f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+/* aether_mat3f_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3f_cholesky (Cholesky) of a, then aether_mat3f_cholesky_solve; info[i] is aether_mat3f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat3f v_a;
         aether_vec3f v_b;
         aether_vec3f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         status = aether_mat3f_cholesky(&v_a);
         v_x = aether_mat3f_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat4f_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4f_cholesky (Cholesky) of a, then aether_mat4f_cholesky_solve; info[i] is aether_mat4f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong n)
+/* aether_mat4f_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4f_cholesky (Cholesky) of a, then aether_mat4f_cholesky_solve; info[i] is aether_mat4f_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4f_cholesky_solve_batch(__global const float *a, __global const float *b, __global float *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat4f v_a;
         aether_vec4f v_b;
         aether_vec4f v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         status = aether_mat4f_cholesky(&v_a);
         v_x = aether_mat4f_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 
@@ -8034,10 +8034,10 @@ aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq);
 aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r);
 aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r);
 aether_paird aether_paird_reduce32(const aether_paird lanes[32]);
-void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n);
-void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n);
-double aether_f64_sum_array(const double *x, size_t n);
-double aether_f64_dot_array(const double *a, const double *b, size_t n);
+void aether_f64_lanes_sum(aether_paird aether_lanes[32], size_t aether_first, const double *x, size_t aether_n);
+void aether_f64_lanes_dot(aether_paird aether_lanes[32], size_t aether_first, const double *a, const double *b, size_t aether_n);
+double aether_f64_sum_array(const double *x, size_t aether_n);
+double aether_f64_dot_array(const double *a, const double *b, size_t aether_n);
 void aether_f64_plane_add(double *value, double *comp, size_t element, double term);
 void aether_vec2d_plane_add(double *value, double *comp, size_t element, aether_vec2d term);
 void aether_vec3d_plane_add(double *value, double *comp, size_t element, aether_vec3d term);
@@ -8590,216 +8590,216 @@ double aether_f64_sign(double a)
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_add(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    return aether_out;
 }
 
 /* aether_vec3d_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_add(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    return aether_out;
 }
 
 /* aether_vec4d_add: Componentwise a + b.
    Spec:
        out[i] = a[i] + b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x + b.x);
-       out.y = (a.y + b.y);
-       out.z = (a.z + b.z);
-       out.w = (a.w + b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x + b.x);
+       aether_out.y = (a.y + b.y);
+       aether_out.z = (a.z + b.z);
+       aether_out.w = (a.w + b.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_add(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    out.w = (a.w + b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    aether_out.w = (a.w + b.w);
+    return aether_out;
 }
 
 /* aether_vec2d_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_sub(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    return aether_out;
 }
 
 /* aether_vec3d_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_sub(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    return aether_out;
 }
 
 /* aether_vec4d_sub: Componentwise a - b.
    Spec:
        out[i] = a[i] - b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x - b.x);
-       out.y = (a.y - b.y);
-       out.z = (a.z - b.z);
-       out.w = (a.w - b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x - b.x);
+       aether_out.y = (a.y - b.y);
+       aether_out.z = (a.z - b.z);
+       aether_out.w = (a.w - b.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_sub(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    out.w = (a.w - b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    aether_out.w = (a.w - b.w);
+    return aether_out;
 }
 
 /* aether_vec2d_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_mul(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    return aether_out;
 }
 
 /* aether_vec3d_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_mul(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    out.z = (a.z * b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    aether_out.z = (a.z * b.z);
+    return aether_out;
 }
 
 /* aether_vec4d_mul: Componentwise a * b.
    Spec:
        out[i] = a[i] * b[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x * b.x);
-       out.y = (a.y * b.y);
-       out.z = (a.z * b.z);
-       out.w = (a.w * b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x * b.x);
+       aether_out.y = (a.y * b.y);
+       aether_out.z = (a.z * b.z);
+       aether_out.w = (a.w * b.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_mul(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    out.z = (a.z * b.z);
-    out.w = (a.w * b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    aether_out.z = (a.z * b.z);
+    aether_out.w = (a.w * b.w);
+    return aether_out;
 }
 
 /* aether_vec2d_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_scale(aether_vec2d a, double s)
 {
-    aether_vec2d out;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    return aether_out;
 }
 
 /* aether_vec3d_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_scale(aether_vec3d a, double s)
 {
-    aether_vec3d out;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    out.z = (s * a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    aether_out.z = (s * a.z);
+    return aether_out;
 }
 
 /* aether_vec4d_scale: Scale by a scalar: s * a[i].
    Spec:
        out[i] = s * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (s * a.x);
-       out.y = (s * a.y);
-       out.z = (s * a.z);
-       out.w = (s * a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (s * a.x);
+       aether_out.y = (s * a.y);
+       aether_out.z = (s * a.z);
+       aether_out.w = (s * a.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
 {
-    aether_vec4d out;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    out.z = (s * a.z);
-    out.w = (s * a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    aether_out.z = (s * a.z);
+    aether_out.w = (s * a.w);
+    return aether_out;
 }
 
 /* aether_vec2d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -8808,17 +8808,17 @@ aether_vec4d aether_vec4d_scale(aether_vec4d a, double s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double r = (1.0 / s);
-       aether_vec2d out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
 {
     const double r = (1.0 / s);
-    aether_vec2d out;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    return aether_out;
 }
 
 /* aether_vec3d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -8827,19 +8827,19 @@ aether_vec2d aether_vec2d_div(aether_vec2d a, double s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double r = (1.0 / s);
-       aether_vec3d out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
 {
     const double r = (1.0 / s);
-    aether_vec3d out;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    out.z = (r * a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    aether_out.z = (r * a.z);
+    return aether_out;
 }
 
 /* aether_vec4d_div: Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -8848,21 +8848,21 @@ aether_vec3d aether_vec3d_div(aether_vec3d a, double s)
        out[i] = r * a[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double r = (1.0 / s);
-       aether_vec4d out;
-       out.x = (r * a.x);
-       out.y = (r * a.y);
-       out.z = (r * a.z);
-       out.w = (r * a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (r * a.x);
+       aether_out.y = (r * a.y);
+       aether_out.z = (r * a.z);
+       aether_out.w = (r * a.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_div(aether_vec4d a, double s)
 {
     const double r = (1.0 / s);
-    aether_vec4d out;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    out.z = (r * a.z);
-    out.w = (r * a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    aether_out.z = (r * a.z);
+    aether_out.w = (r * a.w);
+    return aether_out;
 }
 
 /* aether_f64_neg: Negation spelled a * -1.
@@ -8879,54 +8879,54 @@ double aether_f64_neg(double a)
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       return aether_out; */
 aether_vec2d aether_vec2d_neg(aether_vec2d a)
 {
-    aether_vec2d out;
-    out.x = (a.x * -1.0);
-    out.y = (a.y * -1.0);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x * -1.0);
+    aether_out.y = (a.y * -1.0);
+    return aether_out;
 }
 
 /* aether_vec3d_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       out.z = (a.z * -1.0);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       aether_out.z = (a.z * -1.0);
+       return aether_out; */
 aether_vec3d aether_vec3d_neg(aether_vec3d a)
 {
-    aether_vec3d out;
-    out.x = (a.x * -1.0);
-    out.y = (a.y * -1.0);
-    out.z = (a.z * -1.0);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x * -1.0);
+    aether_out.y = (a.y * -1.0);
+    aether_out.z = (a.z * -1.0);
+    return aether_out;
 }
 
 /* aether_vec4d_neg: Negation spelled a * -1.
    Spec:
        out[i] = a[i] * -1
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       out.z = (a.z * -1.0);
-       out.w = (a.w * -1.0);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       aether_out.z = (a.z * -1.0);
+       aether_out.w = (a.w * -1.0);
+       return aether_out; */
 aether_vec4d aether_vec4d_neg(aether_vec4d a)
 {
-    aether_vec4d out;
-    out.x = (a.x * -1.0);
-    out.y = (a.y * -1.0);
-    out.z = (a.z * -1.0);
-    out.w = (a.w * -1.0);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x * -1.0);
+    aether_out.y = (a.y * -1.0);
+    aether_out.z = (a.z * -1.0);
+    aether_out.w = (a.w * -1.0);
+    return aether_out;
 }
 
 /* aether_f64_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -8943,216 +8943,216 @@ double aether_f64_abs(double a)
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = fabs(a.x);
-       out.y = fabs(a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = fabs(a.x);
+       aether_out.y = fabs(a.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_abs(aether_vec2d a)
 {
-    aether_vec2d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    return aether_out;
 }
 
 /* aether_vec3d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = fabs(a.x);
-       out.y = fabs(a.y);
-       out.z = fabs(a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = fabs(a.x);
+       aether_out.y = fabs(a.y);
+       aether_out.z = fabs(a.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_abs(aether_vec3d a)
 {
-    aether_vec3d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    return aether_out;
 }
 
 /* aether_vec4d_abs: Absolute value (fabs): clears the sign bit, NaN payload kept.
    Spec:
        out[i] = fabs(a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = fabs(a.x);
-       out.y = fabs(a.y);
-       out.z = fabs(a.z);
-       out.w = fabs(a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = fabs(a.x);
+       aether_out.y = fabs(a.y);
+       aether_out.z = fabs(a.z);
+       aether_out.w = fabs(a.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_abs(aether_vec4d a)
 {
-    aether_vec4d out;
-    out.x = fabs(a.x);
-    out.y = fabs(a.y);
-    out.z = fabs(a.z);
-    out.w = fabs(a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = fabs(a.x);
+    aether_out.y = fabs(a.y);
+    aether_out.z = fabs(a.z);
+    aether_out.w = fabs(a.w);
+    return aether_out;
 }
 
 /* aether_vec2d_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = aether_fmin_f64(a.x, b.x);
-       out.y = aether_fmin_f64(a.y, b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = aether_fmin_f64(a.x, b.x);
+       aether_out.y = aether_fmin_f64(a.y, b.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_min(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3d_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = aether_fmin_f64(a.x, b.x);
-       out.y = aether_fmin_f64(a.y, b.y);
-       out.z = aether_fmin_f64(a.z, b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = aether_fmin_f64(a.x, b.x);
+       aether_out.y = aether_fmin_f64(a.y, b.y);
+       aether_out.z = aether_fmin_f64(a.z, b.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_min(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    out.z = aether_fmin_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    aether_out.z = aether_fmin_f64(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4d_min: Componentwise C fmin.
    Spec:
        out[i] = fmin(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = aether_fmin_f64(a.x, b.x);
-       out.y = aether_fmin_f64(a.y, b.y);
-       out.z = aether_fmin_f64(a.z, b.z);
-       out.w = aether_fmin_f64(a.w, b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = aether_fmin_f64(a.x, b.x);
+       aether_out.y = aether_fmin_f64(a.y, b.y);
+       aether_out.z = aether_fmin_f64(a.z, b.z);
+       aether_out.w = aether_fmin_f64(a.w, b.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_min(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_fmin_f64(a.x, b.x);
-    out.y = aether_fmin_f64(a.y, b.y);
-    out.z = aether_fmin_f64(a.z, b.z);
-    out.w = aether_fmin_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_fmin_f64(a.x, b.x);
+    aether_out.y = aether_fmin_f64(a.y, b.y);
+    aether_out.z = aether_fmin_f64(a.z, b.z);
+    aether_out.w = aether_fmin_f64(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2d_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = aether_fmax_f64(a.x, b.x);
-       out.y = aether_fmax_f64(a.y, b.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = aether_fmax_f64(a.x, b.x);
+       aether_out.y = aether_fmax_f64(a.y, b.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_max(aether_vec2d a, aether_vec2d b)
 {
-    aether_vec2d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    return aether_out;
 }
 
 /* aether_vec3d_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = aether_fmax_f64(a.x, b.x);
-       out.y = aether_fmax_f64(a.y, b.y);
-       out.z = aether_fmax_f64(a.z, b.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = aether_fmax_f64(a.x, b.x);
+       aether_out.y = aether_fmax_f64(a.y, b.y);
+       aether_out.z = aether_fmax_f64(a.z, b.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_max(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    out.z = aether_fmax_f64(a.z, b.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    aether_out.z = aether_fmax_f64(a.z, b.z);
+    return aether_out;
 }
 
 /* aether_vec4d_max: Componentwise C fmax.
    Spec:
        out[i] = fmax(a[i], b[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = aether_fmax_f64(a.x, b.x);
-       out.y = aether_fmax_f64(a.y, b.y);
-       out.z = aether_fmax_f64(a.z, b.z);
-       out.w = aether_fmax_f64(a.w, b.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = aether_fmax_f64(a.x, b.x);
+       aether_out.y = aether_fmax_f64(a.y, b.y);
+       aether_out.z = aether_fmax_f64(a.z, b.z);
+       aether_out.w = aether_fmax_f64(a.w, b.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_max(aether_vec4d a, aether_vec4d b)
 {
-    aether_vec4d out;
-    out.x = aether_fmax_f64(a.x, b.x);
-    out.y = aether_fmax_f64(a.y, b.y);
-    out.z = aether_fmax_f64(a.z, b.z);
-    out.w = aether_fmax_f64(a.w, b.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = aether_fmax_f64(a.x, b.x);
+    aether_out.y = aether_fmax_f64(a.y, b.y);
+    aether_out.z = aether_fmax_f64(a.z, b.z);
+    aether_out.w = aether_fmax_f64(a.w, b.w);
+    return aether_out;
 }
 
 /* aether_vec2d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       return aether_out; */
 aether_vec2d aether_vec2d_lerp(aether_vec2d a, aether_vec2d b, double t)
 {
-    aether_vec2d out;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    return aether_out;
 }
 
 /* aether_vec3d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       return aether_out; */
 aether_vec3d aether_vec3d_lerp(aether_vec3d a, aether_vec3d b, double t)
 {
-    aether_vec3d out;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    out.z = (a.z + (t * (b.z - a.z)));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    aether_out.z = (a.z + (t * (b.z - a.z)));
+    return aether_out;
 }
 
 /* aether_vec4d_lerp: Linear interpolation a + t * (b - a), per component, in that order.
    Spec:
        out[i] = a[i] + t * (b[i] - a[i])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = (a.x + (t * (b.x - a.x)));
-       out.y = (a.y + (t * (b.y - a.y)));
-       out.z = (a.z + (t * (b.z - a.z)));
-       out.w = (a.w + (t * (b.w - a.w)));
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = (a.x + (t * (b.x - a.x)));
+       aether_out.y = (a.y + (t * (b.y - a.y)));
+       aether_out.z = (a.z + (t * (b.z - a.z)));
+       aether_out.w = (a.w + (t * (b.w - a.w)));
+       return aether_out; */
 aether_vec4d aether_vec4d_lerp(aether_vec4d a, aether_vec4d b, double t)
 {
-    aether_vec4d out;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    out.z = (a.z + (t * (b.z - a.z)));
-    out.w = (a.w + (t * (b.w - a.w)));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    aether_out.z = (a.z + (t * (b.z - a.z)));
+    aether_out.w = (a.w + (t * (b.w - a.w)));
+    return aether_out;
 }
 
 /* aether_vec2d_sum: Sum of the components: the fold of a[k].
@@ -9345,20 +9345,20 @@ int aether_vec4d_is_finite(aether_vec4d a)
        const double div_r = (1.0 / n);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
-       aether_vec2d out;
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       return aether_out; */
 aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
     const double n = sqrt(((a.y * a.y) + (a.x * a.x)));
     const double div_r = (1.0 / n);
     const double d_x = (div_r * a.x);
     const double d_y = (div_r * a.y);
-    aether_vec2d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    return aether_out;
 }
 
 /* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -9372,11 +9372,11 @@ aether_vec2d aether_vec2d_normalize(aether_vec2d a)
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
-       aether_vec3d out;
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       out.z = ((n > 0.0) ? d_z : a.z);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       return aether_out; */
 aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
     const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
@@ -9384,11 +9384,11 @@ aether_vec3d aether_vec3d_normalize(aether_vec3d a)
     const double d_x = (div_r * a.x);
     const double d_y = (div_r * a.y);
     const double d_z = (div_r * a.z);
-    aether_vec3d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -9403,12 +9403,12 @@ aether_vec3d aether_vec3d_normalize(aether_vec3d a)
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        const double d_w = (div_r * a.w);
-       aether_vec4d out;
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       out.z = ((n > 0.0) ? d_z : a.z);
-       out.w = ((n > 0.0) ? d_w : a.w);
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       aether_out.w = ((n > 0.0) ? d_w : a.w);
+       return aether_out; */
 aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
     const double n = sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
@@ -9417,12 +9417,12 @@ aether_vec4d aether_vec4d_normalize(aether_vec4d a)
     const double d_y = (div_r * a.y);
     const double d_z = (div_r * a.z);
     const double d_w = (div_r * a.w);
-    aether_vec4d out;
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    out.w = ((n > 0.0) ? d_w : a.w);
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    return aether_out;
 }
 
 /* aether_quatd_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -9437,12 +9437,12 @@ aether_vec4d aether_vec4d_normalize(aether_vec4d a)
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
-       aether_quatd out;
-       out.w = ((n > 0.0) ? d_w : a.w);
-       out.x = ((n > 0.0) ? d_x : a.x);
-       out.y = ((n > 0.0) ? d_y : a.y);
-       out.z = ((n > 0.0) ? d_z : a.z);
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = ((n > 0.0) ? d_w : a.w);
+       aether_out.x = ((n > 0.0) ? d_x : a.x);
+       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       return aether_out; */
 aether_quatd aether_quatd_normalize(aether_quatd a)
 {
     const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
@@ -9451,12 +9451,12 @@ aether_quatd aether_quatd_normalize(aether_quatd a)
     const double d_x = (div_r * a.x);
     const double d_y = (div_r * a.y);
     const double d_z = (div_r * a.z);
-    aether_quatd out;
-    out.w = ((n > 0.0) ? d_w : a.w);
-    out.x = ((n > 0.0) ? d_x : a.x);
-    out.y = ((n > 0.0) ? d_y : a.y);
-    out.z = ((n > 0.0) ? d_z : a.z);
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    aether_out.x = ((n > 0.0) ? d_x : a.x);
+    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    return aether_out;
 }
 
 /* aether_vec3d_cross: Cross product, each component a*b - c*d rounded product by product.
@@ -9465,18 +9465,18 @@ aether_quatd aether_quatd_normalize(aether_quatd a)
        out.y = a.z * b.x - a.x * b.z
        out.z = a.x * b.y - a.y * b.x
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = ((a.y * b.z) - (a.z * b.y));
-       out.y = ((a.z * b.x) - (a.x * b.z));
-       out.z = ((a.x * b.y) - (a.y * b.x));
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = ((a.y * b.z) - (a.z * b.y));
+       aether_out.y = ((a.z * b.x) - (a.x * b.z));
+       aether_out.z = ((a.x * b.y) - (a.y * b.x));
+       return aether_out; */
 aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
 {
-    aether_vec3d out;
-    out.x = ((a.y * b.z) - (a.z * b.y));
-    out.y = ((a.z * b.x) - (a.x * b.z));
-    out.z = ((a.x * b.y) - (a.y * b.x));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = ((a.y * b.z) - (a.z * b.y));
+    aether_out.y = ((a.z * b.x) - (a.x * b.z));
+    aether_out.z = ((a.x * b.y) - (a.y * b.x));
+    return aether_out;
 }
 
 /* aether_quatd_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -9486,20 +9486,20 @@ aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
        out.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x
        out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatd out;
-       out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-       out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-       out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-       out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+       aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+       aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+       aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+       return aether_out; */
 aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
 {
-    aether_quatd out;
-    out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-    out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-    out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-    out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+    aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+    aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+    aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+    return aether_out;
 }
 
 /* aether_quatd_conjugate: Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -9509,20 +9509,20 @@ aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b)
        out.y = neg(a.y)
        out.z = neg(a.z)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_quatd out;
-       out.w = a.w;
-       out.x = (a.x * -1.0);
-       out.y = (a.y * -1.0);
-       out.z = (a.z * -1.0);
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = a.w;
+       aether_out.x = (a.x * -1.0);
+       aether_out.y = (a.y * -1.0);
+       aether_out.z = (a.z * -1.0);
+       return aether_out; */
 aether_quatd aether_quatd_conjugate(aether_quatd a)
 {
-    aether_quatd out;
-    out.w = a.w;
-    out.x = (a.x * -1.0);
-    out.y = (a.y * -1.0);
-    out.z = (a.z * -1.0);
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = a.w;
+    aether_out.x = (a.x * -1.0);
+    aether_out.y = (a.y * -1.0);
+    aether_out.z = (a.z * -1.0);
+    return aether_out;
 }
 
 /* aether_quatd_rotate: Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -9546,11 +9546,11 @@ aether_quatd aether_quatd_conjugate(aether_quatd a)
        const double add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
        const double add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
        const double add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
-       aether_vec3d out;
-       out.x = (add_a_x + add_b_x_2);
-       out.y = (add_a_y + add_b_y_2);
-       out.z = (add_a_z + add_b_z_2);
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = (add_a_x + add_b_x_2);
+       aether_out.y = (add_a_y + add_b_y_2);
+       aether_out.z = (add_a_z + add_b_z_2);
+       return aether_out; */
 aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
 {
     const double scale_a_x = ((q.y * v.z) - (q.z * v.y));
@@ -9568,347 +9568,347 @@ aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v)
     const double add_b_x_2 = ((q.y * t_z) - (q.z * t_y));
     const double add_b_y_2 = ((q.z * t_x) - (q.x * t_z));
     const double add_b_z_2 = ((q.x * t_y) - (q.y * t_x));
-    aether_vec3d out;
-    out.x = (add_a_x + add_b_x_2);
-    out.y = (add_a_y + add_b_y_2);
-    out.z = (add_a_z + add_b_z_2);
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = (add_a_x + add_b_x_2);
+    aether_out.y = (add_a_y + add_b_y_2);
+    aether_out.z = (add_a_z + add_b_z_2);
+    return aether_out;
 }
 
 /* aether_mat2d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-       out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+       aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+       return aether_out; */
 aether_vec2d aether_mat2d_mul_vec(aether_mat2d m, aether_vec2d v)
 {
-    aether_vec2d out;
-    out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-    out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+    aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+    return aether_out;
 }
 
 /* aether_mat3d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec3d out;
-       out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-       out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-       out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-       return out; */
+       aether_vec3d aether_out;
+       aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+       aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+       aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+       return aether_out; */
 aether_vec3d aether_mat3d_mul_vec(aether_mat3d m, aether_vec3d v)
 {
-    aether_vec3d out;
-    out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-    out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-    out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-    return out;
+    aether_vec3d aether_out;
+    aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+    aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+    aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+    return aether_out;
 }
 
 /* aether_mat4d_mul_vec: Matrix times column vector: row r is the fold of m[r][k] * v[k].
    Spec:
        out[r] = fold(add, k < C, m[r][k] * v[k])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec4d out;
-       out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-       out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-       out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-       out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-       return out; */
+       aether_vec4d aether_out;
+       aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+       aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+       aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+       aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+       return aether_out; */
 aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec4d v)
 {
-    aether_vec4d out;
-    out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-    out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-    out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-    out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-    return out;
+    aether_vec4d aether_out;
+    aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+    aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+    aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+    aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+    return aether_out;
 }
 
 /* aether_mat2d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2d out;
-       out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-       out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-       out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-       out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+       aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+       aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+       aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+       return aether_out; */
 aether_mat2d aether_mat2d_mul(aether_mat2d a, aether_mat2d b)
 {
-    aether_mat2d out;
-    out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-    out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-    out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-    out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+    aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+    aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+    aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+    return aether_out;
 }
 
 /* aether_mat3d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3d out;
-       out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-       out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-       out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-       out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-       out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-       out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-       out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-       out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-       out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+       aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+       aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+       aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+       aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+       aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+       aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+       aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+       aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+       return aether_out; */
 aether_mat3d aether_mat3d_mul(aether_mat3d a, aether_mat3d b)
 {
-    aether_mat3d out;
-    out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-    out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-    out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-    out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-    out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-    out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-    out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-    out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-    out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+    aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+    aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+    aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+    aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+    aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+    aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+    aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+    aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+    return aether_out;
 }
 
 /* aether_mat4d_mul: Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
    Spec:
        out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4d out;
-       out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-       out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-       out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-       out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-       out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-       out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-       out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-       out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-       out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-       out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-       out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-       out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-       out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-       out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-       out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-       out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+       aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+       aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+       aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+       aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+       aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+       aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+       aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+       aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+       aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+       aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+       aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+       aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+       aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+       aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+       aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+       return aether_out; */
 aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b)
 {
-    aether_mat4d out;
-    out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-    out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-    out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-    out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-    out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-    out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-    out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-    out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-    out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-    out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-    out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-    out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-    out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-    out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-    out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-    out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+    aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+    aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+    aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+    aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+    aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+    aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+    aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+    aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+    aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+    aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+    aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+    aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+    aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+    aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+    aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+    return aether_out;
 }
 
 /* aether_mat2d_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2d out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[2];
-       out.m[2] = m.m[1];
-       out.m[3] = m.m[3];
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[2];
+       aether_out.m[2] = m.m[1];
+       aether_out.m[3] = m.m[3];
+       return aether_out; */
 aether_mat2d aether_mat2d_transpose(aether_mat2d m)
 {
-    aether_mat2d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 /* aether_mat3d_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3d out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[3];
-       out.m[2] = m.m[6];
-       out.m[3] = m.m[1];
-       out.m[4] = m.m[4];
-       out.m[5] = m.m[7];
-       out.m[6] = m.m[2];
-       out.m[7] = m.m[5];
-       out.m[8] = m.m[8];
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[3];
+       aether_out.m[2] = m.m[6];
+       aether_out.m[3] = m.m[1];
+       aether_out.m[4] = m.m[4];
+       aether_out.m[5] = m.m[7];
+       aether_out.m[6] = m.m[2];
+       aether_out.m[7] = m.m[5];
+       aether_out.m[8] = m.m[8];
+       return aether_out; */
 aether_mat3d aether_mat3d_transpose(aether_mat3d m)
 {
-    aether_mat3d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 /* aether_mat4d_transpose: Transpose.
    Spec:
        out[r][c] = m[c][r]
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4d out;
-       out.m[0] = m.m[0];
-       out.m[1] = m.m[4];
-       out.m[2] = m.m[8];
-       out.m[3] = m.m[12];
-       out.m[4] = m.m[1];
-       out.m[5] = m.m[5];
-       out.m[6] = m.m[9];
-       out.m[7] = m.m[13];
-       out.m[8] = m.m[2];
-       out.m[9] = m.m[6];
-       out.m[10] = m.m[10];
-       out.m[11] = m.m[14];
-       out.m[12] = m.m[3];
-       out.m[13] = m.m[7];
-       out.m[14] = m.m[11];
-       out.m[15] = m.m[15];
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = m.m[0];
+       aether_out.m[1] = m.m[4];
+       aether_out.m[2] = m.m[8];
+       aether_out.m[3] = m.m[12];
+       aether_out.m[4] = m.m[1];
+       aether_out.m[5] = m.m[5];
+       aether_out.m[6] = m.m[9];
+       aether_out.m[7] = m.m[13];
+       aether_out.m[8] = m.m[2];
+       aether_out.m[9] = m.m[6];
+       aether_out.m[10] = m.m[10];
+       aether_out.m[11] = m.m[14];
+       aether_out.m[12] = m.m[3];
+       aether_out.m[13] = m.m[7];
+       aether_out.m[14] = m.m[11];
+       aether_out.m[15] = m.m[15];
+       return aether_out; */
 aether_mat4d aether_mat4d_transpose(aether_mat4d m)
 {
-    aether_mat4d out;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 /* aether_mat2d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat2d out;
-       out.m[0] = 1.0;
-       out.m[1] = 0.0;
-       out.m[2] = 0.0;
-       out.m[3] = 1.0;
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = 1.0;
+       aether_out.m[1] = 0.0;
+       aether_out.m[2] = 0.0;
+       aether_out.m[3] = 1.0;
+       return aether_out; */
 aether_mat2d aether_mat2d_identity(void)
 {
-    aether_mat2d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 1.0;
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 1.0;
+    return aether_out;
 }
 
 /* aether_mat3d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat3d out;
-       out.m[0] = 1.0;
-       out.m[1] = 0.0;
-       out.m[2] = 0.0;
-       out.m[3] = 0.0;
-       out.m[4] = 1.0;
-       out.m[5] = 0.0;
-       out.m[6] = 0.0;
-       out.m[7] = 0.0;
-       out.m[8] = 1.0;
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = 1.0;
+       aether_out.m[1] = 0.0;
+       aether_out.m[2] = 0.0;
+       aether_out.m[3] = 0.0;
+       aether_out.m[4] = 1.0;
+       aether_out.m[5] = 0.0;
+       aether_out.m[6] = 0.0;
+       aether_out.m[7] = 0.0;
+       aether_out.m[8] = 1.0;
+       return aether_out; */
 aether_mat3d aether_mat3d_identity(void)
 {
-    aether_mat3d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 0.0;
-    out.m[4] = 1.0;
-    out.m[5] = 0.0;
-    out.m[6] = 0.0;
-    out.m[7] = 0.0;
-    out.m[8] = 1.0;
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 0.0;
+    aether_out.m[4] = 1.0;
+    aether_out.m[5] = 0.0;
+    aether_out.m[6] = 0.0;
+    aether_out.m[7] = 0.0;
+    aether_out.m[8] = 1.0;
+    return aether_out;
 }
 
 /* aether_mat4d_identity: The identity matrix (+1 on the diagonal, +0 elsewhere).
    Spec:
        out[r][c] = r == c ? 1 : 0
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_mat4d out;
-       out.m[0] = 1.0;
-       out.m[1] = 0.0;
-       out.m[2] = 0.0;
-       out.m[3] = 0.0;
-       out.m[4] = 0.0;
-       out.m[5] = 1.0;
-       out.m[6] = 0.0;
-       out.m[7] = 0.0;
-       out.m[8] = 0.0;
-       out.m[9] = 0.0;
-       out.m[10] = 1.0;
-       out.m[11] = 0.0;
-       out.m[12] = 0.0;
-       out.m[13] = 0.0;
-       out.m[14] = 0.0;
-       out.m[15] = 1.0;
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = 1.0;
+       aether_out.m[1] = 0.0;
+       aether_out.m[2] = 0.0;
+       aether_out.m[3] = 0.0;
+       aether_out.m[4] = 0.0;
+       aether_out.m[5] = 1.0;
+       aether_out.m[6] = 0.0;
+       aether_out.m[7] = 0.0;
+       aether_out.m[8] = 0.0;
+       aether_out.m[9] = 0.0;
+       aether_out.m[10] = 1.0;
+       aether_out.m[11] = 0.0;
+       aether_out.m[12] = 0.0;
+       aether_out.m[13] = 0.0;
+       aether_out.m[14] = 0.0;
+       aether_out.m[15] = 1.0;
+       return aether_out; */
 aether_mat4d aether_mat4d_identity(void)
 {
-    aether_mat4d out;
-    out.m[0] = 1.0;
-    out.m[1] = 0.0;
-    out.m[2] = 0.0;
-    out.m[3] = 0.0;
-    out.m[4] = 0.0;
-    out.m[5] = 1.0;
-    out.m[6] = 0.0;
-    out.m[7] = 0.0;
-    out.m[8] = 0.0;
-    out.m[9] = 0.0;
-    out.m[10] = 1.0;
-    out.m[11] = 0.0;
-    out.m[12] = 0.0;
-    out.m[13] = 0.0;
-    out.m[14] = 0.0;
-    out.m[15] = 1.0;
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = 1.0;
+    aether_out.m[1] = 0.0;
+    aether_out.m[2] = 0.0;
+    aether_out.m[3] = 0.0;
+    aether_out.m[4] = 0.0;
+    aether_out.m[5] = 1.0;
+    aether_out.m[6] = 0.0;
+    aether_out.m[7] = 0.0;
+    aether_out.m[8] = 0.0;
+    aether_out.m[9] = 0.0;
+    aether_out.m[10] = 1.0;
+    aether_out.m[11] = 0.0;
+    aether_out.m[12] = 0.0;
+    aether_out.m[13] = 0.0;
+    aether_out.m[14] = 0.0;
+    aether_out.m[15] = 1.0;
+    return aether_out;
 }
 
 /* aether_mat2d_dot: Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
@@ -9977,21 +9977,21 @@ double aether_mat4d_determinant(aether_mat4d m)
        out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-       aether_mat2d out;
-       out.m[0] = (m.m[3] * s);
-       out.m[1] = ((m.m[1] * -1.0) * s);
-       out.m[2] = ((m.m[2] * -1.0) * s);
-       out.m[3] = (m.m[0] * s);
-       return out; */
+       aether_mat2d aether_out;
+       aether_out.m[0] = (m.m[3] * s);
+       aether_out.m[1] = ((m.m[1] * -1.0) * s);
+       aether_out.m[2] = ((m.m[2] * -1.0) * s);
+       aether_out.m[3] = (m.m[0] * s);
+       return aether_out; */
 aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
 {
     const double s = (1.0 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-    aether_mat2d out;
-    out.m[0] = (m.m[3] * s);
-    out.m[1] = ((m.m[1] * -1.0) * s);
-    out.m[2] = ((m.m[2] * -1.0) * s);
-    out.m[3] = (m.m[0] * s);
-    return out;
+    aether_mat2d aether_out;
+    aether_out.m[0] = (m.m[3] * s);
+    aether_out.m[1] = ((m.m[1] * -1.0) * s);
+    aether_out.m[2] = ((m.m[2] * -1.0) * s);
+    aether_out.m[3] = (m.m[0] * s);
+    return aether_out;
 }
 
 /* aether_mat3d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -10000,31 +10000,31 @@ aether_mat2d aether_mat2d_inverse_adjugate(aether_mat2d m)
        out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-       aether_mat3d out;
-       out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-       out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
-       out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-       out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
-       out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-       out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
-       out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-       out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
-       out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+       aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+       aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+       aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+       aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+       aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+       aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+       aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+       aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+       return aether_out; */
 aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
 {
     const double s = (1.0 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-    aether_mat3d out;
-    out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-    out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
-    out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-    out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
-    out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-    out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
-    out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-    out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
-    out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+    aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0) * s);
+    aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+    aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0) * s);
+    aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+    aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0) * s);
+    aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+    aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0) * s);
+    aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+    return aether_out;
 }
 
 /* aether_mat4d_inverse_adjugate: Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -10033,45 +10033,45 @@ aether_mat3d aether_mat3d_inverse_adjugate(aether_mat3d m)
        out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-       aether_mat4d out;
-       out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-       out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
-       out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-       out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
-       out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
-       out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-       out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
-       out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-       out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
-       out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-       out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
-       out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
-       out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-       out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
-       out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-       return out; */
+       aether_mat4d aether_out;
+       aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+       aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+       aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+       aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+       aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+       aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+       aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+       aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+       aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+       aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+       aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+       aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+       aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+       aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+       return aether_out; */
 aether_mat4d aether_mat4d_inverse_adjugate(aether_mat4d m)
 {
     const double s = (1.0 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-    aether_mat4d out;
-    out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-    out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
-    out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-    out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
-    out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
-    out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-    out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
-    out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-    out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
-    out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-    out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
-    out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
-    out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
-    out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-    return out;
+    aether_mat4d aether_out;
+    aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+    aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0) * s);
+    aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+    aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0) * s);
+    aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0) * s);
+    aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+    aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0) * s);
+    aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+    aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+    aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+    aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0) * s);
+    aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0) * s);
+    aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0) * s);
+    aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+    return aether_out;
 }
 
 /* aether_f64_two_sum_err: The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -10121,10 +10121,10 @@ double aether_f64_two_sum_err(double a, double b, double s)
        const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const double two_sum_err_av = (two_sum_err_t - y);
        const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_paird out;
-       out.hi = s;
-       out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
-       return out; */
+       aether_paird aether_out;
+       aether_out.hi = s;
+       aether_out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
+       return aether_out; */
 aether_paird aether_f64_two_sum(double a, double b)
 {
     const double x = aether_barrier_f64(a);
@@ -10135,10 +10135,10 @@ aether_paird aether_f64_two_sum(double a, double b)
     const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const double two_sum_err_av = (two_sum_err_t - y);
     const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
+    return aether_out;
 }
 
 /* aether_paird_neumaier_add: Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -10159,10 +10159,10 @@ aether_paird aether_f64_two_sum(double a, double b)
        const double two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
        const double two_sum_err_av = (two_sum_err_t - t);
        const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-       aether_paird out;
-       out.hi = s;
-       out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_paird aether_out;
+       aether_out.hi = s;
+       aether_out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 aether_paird aether_paird_neumaier_add(aether_paird p, double x)
 {
     const double h = aether_barrier_f64(p.hi);
@@ -10174,10 +10174,10 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x)
     const double two_sum_err_ab = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     const double two_sum_err_av = (two_sum_err_t - t);
     const double two_sum_err_ba = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_paird_combine: Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -10196,10 +10196,10 @@ aether_paird aether_paird_neumaier_add(aether_paird p, double x)
        const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
        const double two_sum_err_av = (two_sum_err_t - y);
        const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-       aether_paird out;
-       out.hi = s;
-       out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-       return out; */
+       aether_paird aether_out;
+       aether_out.hi = s;
+       aether_out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+       return aether_out; */
 aether_paird aether_paird_combine(aether_paird a, aether_paird b)
 {
     const double x = aether_barrier_f64(a.hi);
@@ -10210,10 +10210,10 @@ aether_paird aether_paird_combine(aether_paird a, aether_paird b)
     const double two_sum_err_ab = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     const double two_sum_err_av = (two_sum_err_t - y);
     const double two_sum_err_ba = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    aether_paird out;
-    out.hi = s;
-    out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return out;
+    aether_paird aether_out;
+    aether_out.hi = s;
+    aether_out.comp = ((aether_barrier_f64(a.comp) + aether_barrier_f64(b.comp)) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
+    return aether_out;
 }
 
 /* aether_paird_value: The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
@@ -10369,10 +10369,10 @@ double aether_f64_pow_poly(double z)
        const double q = (reduce_half_pi_k - (4.0 * fq));
        const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? (sr * -1.0) : (cr * -1.0)))));
        const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? (sr * -1.0) : ((q == 2.0) ? (cr * -1.0) : sr)));
-       aether_vec2d out;
-       out.x = sn;
-       out.y = cs;
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = sn;
+       aether_out.y = cs;
+       return aether_out; */
 aether_vec2d aether_f64_sincos(double a)
 {
     const double reduce_half_pi_t = (a * 0.63661977236758138243288840385503135621547698974609375);
@@ -10404,10 +10404,10 @@ aether_vec2d aether_f64_sincos(double a)
     const double q = (reduce_half_pi_k - (4.0 * fq));
     const double sn = ((a == 0.0) ? a : ((q == 0.0) ? sr : ((q == 1.0) ? cr : ((q == 2.0) ? (sr * -1.0) : (cr * -1.0)))));
     const double cs = ((q == 0.0) ? cr : ((q == 1.0) ? (sr * -1.0) : ((q == 2.0) ? (cr * -1.0) : sr)));
-    aether_vec2d out;
-    out.x = sn;
-    out.y = cs;
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = sn;
+    aether_out.y = cs;
+    return aether_out;
 }
 
 /* aether_f64_sin: sin a: sincos(a).x, so the same bits as sincos.
@@ -11827,12 +11827,12 @@ double aether_f64_acos(double x)
        const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
        const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
        const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
-       aether_quatd out;
-       out.w = sincos_cs;
-       out.x = (axis.x * sincos_sn);
-       out.y = (axis.y * sincos_sn);
-       out.z = (axis.z * sincos_sn);
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = sincos_cs;
+       aether_out.x = (axis.x * sincos_sn);
+       aether_out.y = (axis.y * sincos_sn);
+       aether_out.z = (axis.z * sincos_sn);
+       return aether_out; */
 aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
 {
     const double sincos_a_0 = (angle * 0.5);
@@ -11865,12 +11865,12 @@ aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
     const double sincos_q = (reduce_half_pi_k - (4.0 * sincos_fq));
     const double sincos_sn = ((sincos_a_0 == 0.0) ? sincos_a_0 : ((sincos_q == 0.0) ? sincos_sr : ((sincos_q == 1.0) ? sincos_cr : ((sincos_q == 2.0) ? (sincos_sr * -1.0) : (sincos_cr * -1.0)))));
     const double sincos_cs = ((sincos_q == 0.0) ? sincos_cr : ((sincos_q == 1.0) ? (sincos_sr * -1.0) : ((sincos_q == 2.0) ? (sincos_cr * -1.0) : sincos_sr)));
-    aether_quatd out;
-    out.w = sincos_cs;
-    out.x = (axis.x * sincos_sn);
-    out.y = (axis.y * sincos_sn);
-    out.z = (axis.z * sincos_sn);
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = sincos_cs;
+    aether_out.x = (axis.x * sincos_sn);
+    aether_out.y = (axis.y * sincos_sn);
+    aether_out.z = (axis.z * sincos_sn);
+    return aether_out;
 }
 
 /* aether_mat3d_from_euler_xyz: The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
@@ -11981,17 +11981,17 @@ aether_quatd aether_quatd_from_axis_angle(aether_vec3d axis, double angle)
        const double m12 = ((sincos_sn * sincos_cs_2) * -1.0);
        const double m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
        const double m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-       aether_mat3d out;
-       out.m[0] = m00;
-       out.m[1] = m01;
-       out.m[2] = sincos_sn_2;
-       out.m[3] = m10;
-       out.m[4] = m11;
-       out.m[5] = m12;
-       out.m[6] = m20;
-       out.m[7] = m21;
-       out.m[8] = (sincos_cs * sincos_cs_2);
-       return out; */
+       aether_mat3d aether_out;
+       aether_out.m[0] = m00;
+       aether_out.m[1] = m01;
+       aether_out.m[2] = sincos_sn_2;
+       aether_out.m[3] = m10;
+       aether_out.m[4] = m11;
+       aether_out.m[5] = m12;
+       aether_out.m[6] = m20;
+       aether_out.m[7] = m21;
+       aether_out.m[8] = (sincos_cs * sincos_cs_2);
+       return aether_out; */
 aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
 {
     const double reduce_half_pi_t = (ax * 0.63661977236758138243288840385503135621547698974609375);
@@ -12088,17 +12088,17 @@ aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
     const double m12 = ((sincos_sn * sincos_cs_2) * -1.0);
     const double m20 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
     const double m21 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-    aether_mat3d out;
-    out.m[0] = m00;
-    out.m[1] = m01;
-    out.m[2] = sincos_sn_2;
-    out.m[3] = m10;
-    out.m[4] = m11;
-    out.m[5] = m12;
-    out.m[6] = m20;
-    out.m[7] = m21;
-    out.m[8] = (sincos_cs * sincos_cs_2);
-    return out;
+    aether_mat3d aether_out;
+    aether_out.m[0] = m00;
+    aether_out.m[1] = m01;
+    aether_out.m[2] = sincos_sn_2;
+    aether_out.m[3] = m10;
+    aether_out.m[4] = m11;
+    aether_out.m[5] = m12;
+    aether_out.m[6] = m20;
+    aether_out.m[7] = m21;
+    aether_out.m[8] = (sincos_cs * sincos_cs_2);
+    return aether_out;
 }
 
 /* aether_quatd_slerp: Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
@@ -12233,12 +12233,12 @@ aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
        const double sincos_q_3 = (reduce_half_pi_k_3 - (4.0 * sincos_fq_3));
        const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
        const double r = (1.0 / sincos_sn_3);
-       aether_quatd out;
-       out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
-       return out; */
+       aether_quatd aether_out;
+       aether_out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       return aether_out; */
 aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
 {
     const double d0 = ((a.z * b.z) + ((a.y * b.y) + ((a.x * b.x) + (a.w * b.w))));
@@ -12360,12 +12360,12 @@ aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
     const double sincos_q_3 = (reduce_half_pi_k_3 - (4.0 * sincos_fq_3));
     const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
     const double r = (1.0 / sincos_sn_3);
-    aether_quatd out;
-    out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-    out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-    out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-    out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
-    return out;
+    aether_quatd aether_out;
+    aether_out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+    aether_out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+    aether_out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+    aether_out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+    return aether_out;
 }
 
 /* aether_f64_jacobi_rotation: The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -12386,12 +12386,12 @@ aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
        const double t = ((apq == 0.0) ? 0.0 : t0);
        const double c = (1.0 / sqrt(((t * t) + 1.0)));
        const double s = (t * c);
-       aether_rotationd out;
-       out.c = c;
-       out.s = s;
-       out.t = t;
-       out.tau = (s / (1.0 + c));
-       return out; */
+       aether_rotationd aether_out;
+       aether_out.c = c;
+       aether_out.s = s;
+       aether_out.t = t;
+       aether_out.tau = (s / (1.0 + c));
+       return aether_out; */
 aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
 {
     const double theta = ((aqq - app) / (2.0 * apq));
@@ -12401,12 +12401,12 @@ aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
     const double t = ((apq == 0.0) ? 0.0 : t0);
     const double c = (1.0 / sqrt(((t * t) + 1.0)));
     const double s = (t * c);
-    aether_rotationd out;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = (s / (1.0 + c));
-    return out;
+    aether_rotationd aether_out;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = (s / (1.0 + c));
+    return aether_out;
 }
 
 /* aether_f64_jacobi_update: A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
@@ -12414,16 +12414,16 @@ aether_rotationd aether_f64_jacobi_rotation(double app, double aqq, double apq)
        out.x = g - r.s * (h + r.tau * g)
        out.y = h + r.s * (g - r.tau * h)
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (g - (r.s * (h + (r.tau * g))));
-       out.y = (h + (r.s * (g - (r.tau * h))));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (g - (r.s * (h + (r.tau * g))));
+       aether_out.y = (h + (r.s * (g - (r.tau * h))));
+       return aether_out; */
 aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
 {
-    aether_vec2d out;
-    out.x = (g - (r.s * (h + (r.tau * g))));
-    out.y = (h + (r.s * (g - (r.tau * h))));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (g - (r.s * (h + (r.tau * g))));
+    aether_out.y = (h + (r.s * (g - (r.tau * h))));
+    return aether_out;
 }
 
 /* aether_f64_jacobi_diag: The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
@@ -12431,16 +12431,16 @@ aether_vec2d aether_f64_jacobi_update(double g, double h, aether_rotationd r)
        out.x = app - r.t * apq
        out.y = aqq + r.t * apq
    Evaluates exactly (the C body, in this order; every operation rounded once):
-       aether_vec2d out;
-       out.x = (app - (r.t * apq));
-       out.y = (aqq + (r.t * apq));
-       return out; */
+       aether_vec2d aether_out;
+       aether_out.x = (app - (r.t * apq));
+       aether_out.y = (aqq + (r.t * apq));
+       return aether_out; */
 aether_vec2d aether_f64_jacobi_diag(double app, double aqq, double apq, aether_rotationd r)
 {
-    aether_vec2d out;
-    out.x = (app - (r.t * apq));
-    out.y = (aqq + (r.t * apq));
-    return out;
+    aether_vec2d aether_out;
+    aether_out.x = (app - (r.t * apq));
+    aether_out.y = (aqq + (r.t * apq));
+    return aether_out;
 }
 
 /* aether_paird_reduce32: The 32-slot tree: combines the 32 lane pairs by the butterfly of [rules.reduction] (rounds xor 16, 8, 4, 2, 1) and returns lane 0. Lanes past a ragged end must hold +0 pairs. */
@@ -12458,52 +12458,52 @@ aether_paird aether_paird_reduce32(const aether_paird lanes[32])
 
 /* aether_f64_lanes_sum: Adds x[0..n) to the 32 lanes: element j (global index first + j) to lane (first + j) mod 32 with neumaier_add, j ascending. Adding an array in consecutive chunks, each with its first global index, leaves the same lanes.
    Spec term: x */
-void aether_f64_lanes_sum(aether_paird lanes[32], size_t first, const double *x, size_t n)
+void aether_f64_lanes_sum(aether_paird aether_lanes[32], size_t aether_first, const double *x, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const double term = x[j];
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const double aether_term = x[aether_j];
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f64_lanes_dot: Adds the products a[j] * b[j] (each rounded once, then through the barrier) of a[0..n) and b[0..n) to the lanes, like lanes_sum.
    Spec term: a * b */
-void aether_f64_lanes_dot(aether_paird lanes[32], size_t first, const double *a, const double *b, size_t n)
+void aether_f64_lanes_dot(aether_paird aether_lanes[32], size_t aether_first, const double *a, const double *b, size_t aether_n)
 {
-    size_t j;
-    for (j = 0; j < n; ++j) {
-        const double term = (a[j] * b[j]);
-        aether_paird *lane = &lanes[(first + j) % 32u];
-        *lane = aether_paird_neumaier_add(*lane, term);
+    size_t aether_j;
+    for (aether_j = 0; aether_j < aether_n; ++aether_j) {
+        const double aether_term = (a[aether_j] * b[aether_j]);
+        aether_paird *aether_lane = &aether_lanes[(aether_first + aether_j) % 32u];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
     }
 }
 
 /* aether_f64_sum_array: Reproducible compensated sum of x[0..n): lanes from +0 pairs, lanes_sum from index 0, reduce32, pair value. The same bits on any target that follows [rules.reduction], for any n; the empty array gives +0. */
-double aether_f64_sum_array(const double *x, size_t n)
+double aether_f64_sum_array(const double *x, size_t aether_n)
 {
-    aether_paird lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0;
-        lanes[i].comp = 0.0;
+    aether_paird aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0;
+        aether_lanes[aether_i].comp = 0.0;
     }
-    aether_f64_lanes_sum(lanes, 0, x, n);
-    return aether_paird_value(aether_paird_reduce32(lanes));
+    aether_f64_lanes_sum(aether_lanes, 0, x, aether_n);
+    return aether_paird_value(aether_paird_reduce32(aether_lanes));
 }
 
 /* aether_f64_dot_array: Reproducible compensated dot product of a[0..n) and b[0..n): lanes from +0 pairs, lanes_dot from index 0, reduce32, pair value. */
-double aether_f64_dot_array(const double *a, const double *b, size_t n)
+double aether_f64_dot_array(const double *a, const double *b, size_t aether_n)
 {
-    aether_paird lanes[32];
-    unsigned i;
-    for (i = 0; i < 32u; ++i) {
-        lanes[i].hi = 0.0;
-        lanes[i].comp = 0.0;
+    aether_paird aether_lanes[32];
+    unsigned aether_i;
+    for (aether_i = 0; aether_i < 32u; ++aether_i) {
+        aether_lanes[aether_i].hi = 0.0;
+        aether_lanes[aether_i].comp = 0.0;
     }
-    aether_f64_lanes_dot(lanes, 0, a, b, n);
-    return aether_paird_value(aether_paird_reduce32(lanes));
+    aether_f64_lanes_dot(aether_lanes, 0, a, b, aether_n);
+    return aether_paird_value(aether_paird_reduce32(aether_lanes));
 }
 
 /* aether_f64_plane_add: Accumulation plane: adds the term to element e of the plane (value, comp), component c in ascending order to slot e*K + c with neumaier_add, K the shape's component count. The caller starts both slots at +0. */
@@ -13318,2419 +13318,2419 @@ uint64_t aether_f64_ulp_distance(double a, double b)
 }
 
 /* ---- f64: batched kernels over structure-of-arrays data (cuda_core/aether_batch.h's, one work
-   item per item: global size n rounded up to the work-group size, items i >= n do nothing) ---- */
+   item per item: global size aether_n rounded up to the work-group size, items i >= aether_n do nothing) ---- */
 
-/* aether_f64_fmin_batch: out[i] = aether_f64_fmin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_fmin_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_f64_fmin_batch: aether_out[i] = aether_f64_fmin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_fmin_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        const double result = aether_f64_fmin(v_a, v_b);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        const double aether_result = aether_f64_fmin(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_fmax_batch: out[i] = aether_f64_fmax(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_fmax_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_f64_fmax_batch: aether_out[i] = aether_f64_fmax(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_fmax_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        const double result = aether_f64_fmax(v_a, v_b);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        const double aether_result = aether_f64_fmax(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_sign_batch: out[i] = aether_f64_sign(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_sign_batch(__global const double *a, __global double *out, ulong n)
+/* aether_f64_sign_batch: aether_out[i] = aether_f64_sign(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sign_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_sign(v_a);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_sign(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_add_batch: out[i] = aether_vec2d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec2d_add_batch: aether_out[i] = aether_vec2d_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_add_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_add_batch: out[i] = aether_vec3d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec3d_add_batch: aether_out[i] = aether_vec3d_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_add_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_add_batch: out[i] = aether_vec4d_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_add_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec4d_add_batch: aether_out[i] = aether_vec4d_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_add_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_add(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
-    }
-}
-
-/* aether_vec2d_sub_batch: out[i] = aether_vec2d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_add(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
+    }
+}
+
+/* aether_vec2d_sub_batch: aether_out[i] = aether_vec2d_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_sub_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-    }
-}
-
-/* aether_vec3d_sub_batch: out[i] = aether_vec3d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-    }
-}
-
-/* aether_vec4d_sub_batch: out[i] = aether_vec4d_sub(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_sub_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+    }
+}
+
+/* aether_vec3d_sub_batch: aether_out[i] = aether_vec3d_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_sub_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
+/* aether_vec4d_sub_batch: aether_out[i] = aether_vec4d_sub(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_sub_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_sub(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
-    }
-}
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_sub(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
+    }
+}
 
-/* aether_vec2d_mul_batch: out[i] = aether_vec2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec2d_mul_batch: aether_out[i] = aether_vec2d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_mul_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-    }
-}
-
-/* aether_vec3d_mul_batch: out[i] = aether_vec3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+    }
+}
+
+/* aether_vec3d_mul_batch: aether_out[i] = aether_vec3d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_mul_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_mul_batch: out[i] = aether_vec4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec4d_mul_batch: aether_out[i] = aether_vec4d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_mul_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_mul(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2d_scale_batch: out[i] = aether_vec2d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+/* aether_vec2d_scale_batch: aether_out[i] = aether_vec2d_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_scale_batch(__global const double *a, __global const double *s, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec2d result = aether_vec2d_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2d aether_result = aether_vec2d_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_scale_batch: out[i] = aether_vec3d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+/* aether_vec3d_scale_batch: aether_out[i] = aether_vec3d_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_scale_batch(__global const double *a, __global const double *s, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec3d result = aether_vec3d_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3d aether_result = aether_vec3d_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_scale_batch: out[i] = aether_vec4d_scale(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_scale_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+/* aether_vec4d_scale_batch: aether_out[i] = aether_vec4d_scale(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_scale_batch(__global const double *a, __global const double *s, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec4d result = aether_vec4d_scale(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4d aether_result = aether_vec4d_scale(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2d_div_batch: out[i] = aether_vec2d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+/* aether_vec2d_div_batch: aether_out[i] = aether_vec2d_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_div_batch(__global const double *a, __global const double *s, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec2d result = aether_vec2d_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec2d aether_result = aether_vec2d_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_div_batch: out[i] = aether_vec3d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+/* aether_vec3d_div_batch: aether_out[i] = aether_vec3d_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_div_batch(__global const double *a, __global const double *s, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec3d result = aether_vec3d_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec3d aether_result = aether_vec3d_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_div_batch: out[i] = aether_vec4d_div(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_div_batch(__global const double *a, __global const double *s, __global double *out, ulong n)
+/* aether_vec4d_div_batch: aether_out[i] = aether_vec4d_div(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_div_batch(__global const double *a, __global const double *s, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        double v_s;
-        v_s = s[i];
-        const aether_vec4d result = aether_vec4d_div(v_a, v_s);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const aether_vec4d aether_result = aether_vec4d_div(aether_v_a, aether_v_s);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_f64_neg_batch: out[i] = aether_f64_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_neg_batch(__global const double *a, __global double *out, ulong n)
+/* aether_f64_neg_batch: aether_out[i] = aether_f64_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_neg_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_neg(v_a);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_neg(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_neg_batch: out[i] = aether_vec2d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_neg_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec2d_neg_batch: aether_out[i] = aether_vec2d_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_neg_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2d result = aether_vec2d_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_neg_batch: out[i] = aether_vec3d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_neg_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec3d_neg_batch: aether_out[i] = aether_vec3d_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_neg_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3d result = aether_vec3d_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_neg_batch: out[i] = aether_vec4d_neg(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_neg_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec4d_neg_batch: aether_out[i] = aether_vec4d_neg(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_neg_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4d result = aether_vec4d_neg(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_neg(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_f64_abs_batch: out[i] = aether_f64_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_abs_batch(__global const double *a, __global double *out, ulong n)
+/* aether_f64_abs_batch: aether_out[i] = aether_f64_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_abs_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_abs(v_a);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_abs(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_abs_batch: out[i] = aether_vec2d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_abs_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec2d_abs_batch: aether_out[i] = aether_vec2d_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_abs_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2d result = aether_vec2d_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_abs_batch: out[i] = aether_vec3d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_abs_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec3d_abs_batch: aether_out[i] = aether_vec3d_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_abs_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3d result = aether_vec3d_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_abs_batch: out[i] = aether_vec4d_abs(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_abs_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec4d_abs_batch: aether_out[i] = aether_vec4d_abs(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_abs_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4d result = aether_vec4d_abs(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_abs(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2d_min_batch: out[i] = aether_vec2d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec2d_min_batch: aether_out[i] = aether_vec2d_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_min_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_min_batch: out[i] = aether_vec3d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec3d_min_batch: aether_out[i] = aether_vec3d_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_min_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_min_batch: out[i] = aether_vec4d_min(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_min_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec4d_min_batch: aether_out[i] = aether_vec4d_min(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_min_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_min(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_min(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2d_max_batch: out[i] = aether_vec2d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec2d_max_batch: aether_out[i] = aether_vec2d_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_max_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const aether_vec2d result = aether_vec2d_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_max_batch: out[i] = aether_vec3d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec3d_max_batch: aether_out[i] = aether_vec3d_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_max_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_max_batch: out[i] = aether_vec4d_max(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_max_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec4d_max_batch: aether_out[i] = aether_vec4d_max(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_max_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const aether_vec4d result = aether_vec4d_max(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_max(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2d_lerp_batch: out[i] = aether_vec2d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+/* aether_vec2d_lerp_batch: aether_out[i] = aether_vec2d_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_vec2d result = aether_vec2d_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec2d aether_result = aether_vec2d_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_lerp_batch: out[i] = aether_vec3d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+/* aether_vec3d_lerp_batch: aether_out[i] = aether_vec3d_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_vec3d result = aether_vec3d_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec3d aether_result = aether_vec3d_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_lerp_batch: out[i] = aether_vec4d_lerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+/* aether_vec4d_lerp_batch: aether_out[i] = aether_vec4d_lerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_lerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_vec4d result = aether_vec4d_lerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_vec4d aether_result = aether_vec4d_lerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_vec2d_sum_batch: out[i] = aether_vec2d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_sum_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec2d_sum_batch: aether_out[i] = aether_vec2d_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_sum_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_sum(v_a);
-        out[i] = result;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3d_sum_batch: out[i] = aether_vec3d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_sum_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec3d_sum_batch: aether_out[i] = aether_vec3d_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_sum_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_sum(v_a);
-        out[i] = result;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4d_sum_batch: out[i] = aether_vec4d_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_sum_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec4d_sum_batch: aether_out[i] = aether_vec4d_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_sum_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_sum(v_a);
-        out[i] = result;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_sum(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_dot_batch: out[i] = aether_vec2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec2d_dot_batch: aether_out[i] = aether_vec2d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_dot_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        aether_vec2d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        const double result = aether_vec2d_dot(v_a, v_b);
-        out[i] = result;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_vec2d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3d_dot_batch: out[i] = aether_vec3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec3d_dot_batch: aether_out[i] = aether_vec3d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_dot_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const double result = aether_vec3d_dot(v_a, v_b);
-        out[i] = result;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4d_dot_batch: out[i] = aether_vec4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec4d_dot_batch: aether_out[i] = aether_vec4d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_dot_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        aether_vec4d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
-        const double result = aether_vec4d_dot(v_a, v_b);
-        out[i] = result;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_vec4d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        aether_v_b.w = b[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_squared_norm_batch: out[i] = aether_vec2d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec2d_squared_norm_batch: aether_out[i] = aether_vec2d_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_squared_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_squared_norm(v_a);
-        out[i] = result;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3d_squared_norm_batch: out[i] = aether_vec3d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec3d_squared_norm_batch: aether_out[i] = aether_vec3d_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_squared_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_squared_norm(v_a);
-        out[i] = result;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4d_squared_norm_batch: out[i] = aether_vec4d_squared_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_squared_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec4d_squared_norm_batch: aether_out[i] = aether_vec4d_squared_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_squared_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_squared_norm(v_a);
-        out[i] = result;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_squared_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_norm_batch: out[i] = aether_vec2d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec2d_norm_batch: aether_out[i] = aether_vec2d_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_norm(v_a);
-        out[i] = result;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3d_norm_batch: out[i] = aether_vec3d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec3d_norm_batch: aether_out[i] = aether_vec3d_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_norm(v_a);
-        out[i] = result;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4d_norm_batch: out[i] = aether_vec4d_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec4d_norm_batch: aether_out[i] = aether_vec4d_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_norm(v_a);
-        out[i] = result;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_max_norm_batch: out[i] = aether_vec2d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec2d_max_norm_batch: aether_out[i] = aether_vec2d_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_max_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const double result = aether_vec2d_max_norm(v_a);
-        out[i] = result;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const double aether_result = aether_vec2d_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec3d_max_norm_batch: out[i] = aether_vec3d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec3d_max_norm_batch: aether_out[i] = aether_vec3d_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_max_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const double result = aether_vec3d_max_norm(v_a);
-        out[i] = result;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const double aether_result = aether_vec3d_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec4d_max_norm_batch: out[i] = aether_vec4d_max_norm(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_max_norm_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec4d_max_norm_batch: aether_out[i] = aether_vec4d_max_norm(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_max_norm_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const double result = aether_vec4d_max_norm(v_a);
-        out[i] = result;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const double aether_result = aether_vec4d_max_norm(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_vec2d_is_finite_batch: out[i] = aether_vec2d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+/* aether_vec2d_is_finite_batch: aether_out[i] = aether_vec2d_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_is_finite_batch(__global const double *a, __global int *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        out[i] = aether_vec2d_is_finite(v_a);
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec2d_is_finite(aether_v_a);
     }
 }
 
-/* aether_vec3d_is_finite_batch: out[i] = aether_vec3d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+/* aether_vec3d_is_finite_batch: aether_out[i] = aether_vec3d_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_is_finite_batch(__global const double *a, __global int *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        out[i] = aether_vec3d_is_finite(v_a);
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec3d_is_finite(aether_v_a);
     }
 }
 
-/* aether_vec4d_is_finite_batch: out[i] = aether_vec4d_is_finite(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_is_finite_batch(__global const double *a, __global int *out, ulong n)
+/* aether_vec4d_is_finite_batch: aether_out[i] = aether_vec4d_is_finite(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_is_finite_batch(__global const double *a, __global int *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        out[i] = aether_vec4d_is_finite(v_a);
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        aether_out[aether_i] = aether_vec4d_is_finite(aether_v_a);
     }
 }
 
-/* aether_vec2d_normalize_batch: out[i] = aether_vec2d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec2d_normalize_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec2d_normalize_batch: aether_out[i] = aether_vec2d_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec2d_normalize_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec2d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        const aether_vec2d result = aether_vec2d_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_vec2d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_vec2d_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_vec3d_normalize_batch: out[i] = aether_vec3d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_normalize_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec3d_normalize_batch: aether_out[i] = aether_vec3d_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_normalize_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        const aether_vec3d result = aether_vec3d_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec4d_normalize_batch: out[i] = aether_vec4d_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec4d_normalize_batch(__global const double *a, __global double *out, ulong n)
+/* aether_vec4d_normalize_batch: aether_out[i] = aether_vec4d_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec4d_normalize_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec4d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        v_a.w = a[3u * n + i];
-        const aether_vec4d result = aether_vec4d_normalize(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_vec4d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_v_a.w = a[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_vec4d_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_quatd_normalize_batch: out[i] = aether_quatd_normalize(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatd_normalize_batch(__global const double *a, __global double *out, ulong n)
+/* aether_quatd_normalize_batch: aether_out[i] = aether_quatd_normalize(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_normalize_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatd result = aether_quatd_normalize(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatd aether_result = aether_quatd_normalize(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_vec3d_cross_batch: out[i] = aether_vec3d_cross(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_vec3d_cross_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_vec3d_cross_batch: aether_out[i] = aether_vec3d_cross(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_cross_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_a;
-        v_a.x = a[0u * n + i];
-        v_a.y = a[1u * n + i];
-        v_a.z = a[2u * n + i];
-        aether_vec3d v_b;
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        const aether_vec3d result = aether_vec3d_cross(v_a, v_b);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_vec3d aether_v_a;
+        aether_v_a.x = a[0u * aether_n + aether_i];
+        aether_v_a.y = a[1u * aether_n + aether_i];
+        aether_v_a.z = a[2u * aether_n + aether_i];
+        aether_vec3d aether_v_b;
+        aether_v_b.x = b[0u * aether_n + aether_i];
+        aether_v_b.y = b[1u * aether_n + aether_i];
+        aether_v_b.z = b[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_cross(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_quatd_mul_batch: out[i] = aether_quatd_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatd_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_quatd_mul_batch: aether_out[i] = aether_quatd_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_mul_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatd v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        const aether_quatd result = aether_quatd_mul(v_a, v_b);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatd aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        const aether_quatd aether_result = aether_quatd_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_quatd_conjugate_batch: out[i] = aether_quatd_conjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatd_conjugate_batch(__global const double *a, __global double *out, ulong n)
+/* aether_quatd_conjugate_batch: aether_out[i] = aether_quatd_conjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_conjugate_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        const aether_quatd result = aether_quatd_conjugate(v_a);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        const aether_quatd aether_result = aether_quatd_conjugate(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_quatd_rotate_batch: out[i] = aether_quatd_rotate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatd_rotate_batch(__global const double *q, __global const double *v, __global double *out, ulong n)
+/* aether_quatd_rotate_batch: aether_out[i] = aether_quatd_rotate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_rotate_batch(__global const double *q, __global const double *v, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatd v_q;
-        v_q.w = q[0u * n + i];
-        v_q.x = q[1u * n + i];
-        v_q.y = q[2u * n + i];
-        v_q.z = q[3u * n + i];
-        aether_vec3d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3d result = aether_quatd_rotate(v_q, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_quatd aether_v_q;
+        aether_v_q.w = q[0u * aether_n + aether_i];
+        aether_v_q.x = q[1u * aether_n + aether_i];
+        aether_v_q.y = q[2u * aether_n + aether_i];
+        aether_v_q.z = q[3u * aether_n + aether_i];
+        aether_vec3d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_quatd_rotate(aether_v_q, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_mat2d_mul_vec_batch: out[i] = aether_mat2d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+/* aether_mat2d_mul_vec_batch: aether_out[i] = aether_mat2d_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_mul_vec_batch(__global const double *m, __global const double *v, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        aether_vec2d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        const aether_vec2d result = aether_mat2d_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_vec2d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_mat2d_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_mat3d_mul_vec_batch: out[i] = aether_mat3d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+/* aether_mat3d_mul_vec_batch: aether_out[i] = aether_mat3d_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_mul_vec_batch(__global const double *m, __global const double *v, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        aether_vec3d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        const aether_vec3d result = aether_mat3d_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_vec3d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_mat3d_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_mat4d_mul_vec_batch: out[i] = aether_mat4d_mul_vec(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_mul_vec_batch(__global const double *m, __global const double *v, __global double *out, ulong n)
+/* aether_mat4d_mul_vec_batch: aether_out[i] = aether_mat4d_mul_vec(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_mul_vec_batch(__global const double *m, __global const double *v, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        aether_vec4d v_v;
-        v_v.x = v[0u * n + i];
-        v_v.y = v[1u * n + i];
-        v_v.z = v[2u * n + i];
-        v_v.w = v[3u * n + i];
-        const aether_vec4d result = aether_mat4d_mul_vec(v_m, v_v);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
-        out[2u * n + i] = result.z;
-        out[3u * n + i] = result.w;
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        aether_vec4d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_v_v.w = v[3u * aether_n + aether_i];
+        const aether_vec4d aether_result = aether_mat4d_mul_vec(aether_v_m, aether_v_v);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+        aether_out[3u * aether_n + aether_i] = aether_result.w;
     }
 }
 
-/* aether_mat2d_mul_batch: out[i] = aether_mat2d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_mat2d_mul_batch: aether_out[i] = aether_mat2d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_mul_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat2d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const aether_mat2d result = aether_mat2d_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
+        aether_mat2d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const aether_mat2d aether_result = aether_mat2d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
     }
 }
 
-/* aether_mat3d_mul_batch: out[i] = aether_mat3d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_mat3d_mul_batch: aether_out[i] = aether_mat3d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_mul_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat3d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const aether_mat3d result = aether_mat3d_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+        aether_mat3d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const aether_mat3d aether_result = aether_mat3d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-/* aether_mat4d_mul_batch: out[i] = aether_mat4d_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_mul_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
+/* aether_mat4d_mul_batch: aether_out[i] = aether_mat4d_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_mul_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_mat4d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const aether_mat4d result = aether_mat4d_mul(v_a, v_b);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_mat2d_transpose_batch: out[i] = aether_mat2d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_transpose_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2d result = aether_mat2d_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-    }
-}
-
-/* aether_mat3d_transpose_batch: out[i] = aether_mat3d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_transpose_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3d result = aether_mat3d_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-    }
-}
-
-/* aether_mat4d_transpose_batch: out[i] = aether_mat4d_transpose(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_transpose_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4d result = aether_mat4d_transpose(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_mat2d_identity_batch: out[i] = aether_mat2d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_identity_batch(__global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        const aether_mat2d result = aether_mat2d_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-    }
-}
-
-/* aether_mat3d_identity_batch: out[i] = aether_mat3d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_identity_batch(__global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        const aether_mat3d result = aether_mat3d_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-    }
-}
-
-/* aether_mat4d_identity_batch: out[i] = aether_mat4d_identity(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_identity_batch(__global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        const aether_mat4d result = aether_mat4d_identity();
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_mat2d_dot_batch: out[i] = aether_mat2d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        aether_mat2d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        const double result = aether_mat2d_dot(v_a, v_b);
-        out[i] = result;
-    }
-}
-
-/* aether_mat3d_dot_batch: out[i] = aether_mat3d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        aether_mat3d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        const double result = aether_mat3d_dot(v_a, v_b);
-        out[i] = result;
-    }
-}
-
-/* aether_mat4d_dot_batch: out[i] = aether_mat4d_dot(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_dot_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4d v_a;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        aether_mat4d v_b;
-        v_b.m[0] = b[0u * n + i];
-        v_b.m[1] = b[1u * n + i];
-        v_b.m[2] = b[2u * n + i];
-        v_b.m[3] = b[3u * n + i];
-        v_b.m[4] = b[4u * n + i];
-        v_b.m[5] = b[5u * n + i];
-        v_b.m[6] = b[6u * n + i];
-        v_b.m[7] = b[7u * n + i];
-        v_b.m[8] = b[8u * n + i];
-        v_b.m[9] = b[9u * n + i];
-        v_b.m[10] = b[10u * n + i];
-        v_b.m[11] = b[11u * n + i];
-        v_b.m[12] = b[12u * n + i];
-        v_b.m[13] = b[13u * n + i];
-        v_b.m[14] = b[14u * n + i];
-        v_b.m[15] = b[15u * n + i];
-        const double result = aether_mat4d_dot(v_a, v_b);
-        out[i] = result;
-    }
-}
-
-/* aether_mat2d_determinant_batch: out[i] = aether_mat2d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_determinant_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const double result = aether_mat2d_determinant(v_m);
-        out[i] = result;
-    }
-}
-
-/* aether_mat3d_determinant_batch: out[i] = aether_mat3d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_determinant_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const double result = aether_mat3d_determinant(v_m);
-        out[i] = result;
-    }
-}
-
-/* aether_mat4d_determinant_batch: out[i] = aether_mat4d_determinant(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_determinant_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const double result = aether_mat4d_determinant(v_m);
-        out[i] = result;
-    }
-}
-
-/* aether_mat2d_inverse_adjugate_batch: out[i] = aether_mat2d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat2d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        const aether_mat2d result = aether_mat2d_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-    }
-}
-
-/* aether_mat3d_inverse_adjugate_batch: out[i] = aether_mat3d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat3d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        const aether_mat3d result = aether_mat3d_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-    }
-}
-
-/* aether_mat4d_inverse_adjugate_batch: out[i] = aether_mat4d_inverse_adjugate(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_inverse_adjugate_batch(__global const double *m, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_mat4d v_m;
-        v_m.m[0] = m[0u * n + i];
-        v_m.m[1] = m[1u * n + i];
-        v_m.m[2] = m[2u * n + i];
-        v_m.m[3] = m[3u * n + i];
-        v_m.m[4] = m[4u * n + i];
-        v_m.m[5] = m[5u * n + i];
-        v_m.m[6] = m[6u * n + i];
-        v_m.m[7] = m[7u * n + i];
-        v_m.m[8] = m[8u * n + i];
-        v_m.m[9] = m[9u * n + i];
-        v_m.m[10] = m[10u * n + i];
-        v_m.m[11] = m[11u * n + i];
-        v_m.m[12] = m[12u * n + i];
-        v_m.m[13] = m[13u * n + i];
-        v_m.m[14] = m[14u * n + i];
-        v_m.m[15] = m[15u * n + i];
-        const aether_mat4d result = aether_mat4d_inverse_adjugate(v_m);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
-        out[9u * n + i] = result.m[9];
-        out[10u * n + i] = result.m[10];
-        out[11u * n + i] = result.m[11];
-        out[12u * n + i] = result.m[12];
-        out[13u * n + i] = result.m[13];
-        out[14u * n + i] = result.m[14];
-        out[15u * n + i] = result.m[15];
-    }
-}
-
-/* aether_f64_two_sum_err_batch: out[i] = aether_f64_two_sum_err(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_two_sum_err_batch(__global const double *a, __global const double *b, __global const double *s, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        double v_s;
-        v_s = s[i];
-        const double result = aether_f64_two_sum_err(v_a, v_b, v_s);
-        out[i] = result;
-    }
-}
-
-/* aether_f64_two_sum_batch: out[i] = aether_f64_two_sum(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_two_sum_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        double v_a;
-        v_a = a[i];
-        double v_b;
-        v_b = b[i];
-        const aether_paird result = aether_f64_two_sum(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
-    }
-}
-
-/* aether_paird_neumaier_add_batch: out[i] = aether_paird_neumaier_add(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_paird_neumaier_add_batch(__global const double *p, __global const double *x, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_paird v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        double v_x;
-        v_x = x[i];
-        const aether_paird result = aether_paird_neumaier_add(v_p, v_x);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
-    }
-}
-
-/* aether_paird_combine_batch: out[i] = aether_paird_combine(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_paird_combine_batch(__global const double *a, __global const double *b, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_paird v_a;
-        v_a.hi = a[0u * n + i];
-        v_a.comp = a[1u * n + i];
-        aether_paird v_b;
-        v_b.hi = b[0u * n + i];
-        v_b.comp = b[1u * n + i];
-        const aether_paird result = aether_paird_combine(v_a, v_b);
-        out[0u * n + i] = result.hi;
-        out[1u * n + i] = result.comp;
-    }
-}
-
-/* aether_paird_value_batch: out[i] = aether_paird_value(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_paird_value_batch(__global const double *p, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        aether_paird v_p;
-        v_p.hi = p[0u * n + i];
-        v_p.comp = p[1u * n + i];
-        const double result = aether_paird_value(v_p);
-        out[i] = result;
-    }
-}
-
-/* aether_f64_sin_poly_batch: out[i] = aether_f64_sin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_sin_poly_batch(__global const double *u, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_sin_poly(v_u);
-        out[i] = result;
-    }
-}
-
-/* aether_f64_cos_poly_batch: out[i] = aether_f64_cos_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_cos_poly_batch(__global const double *u, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
-    {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_cos_poly(v_u);
-        out[i] = result;
+        aether_mat4d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const aether_mat4d aether_result = aether_mat4d_mul(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_mat2d_transpose_batch: aether_out[i] = aether_mat2d_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_transpose_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2d aether_result = aether_mat2d_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+    }
+}
+
+/* aether_mat3d_transpose_batch: aether_out[i] = aether_mat3d_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_transpose_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3d aether_result = aether_mat3d_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+    }
+}
+
+/* aether_mat4d_transpose_batch: aether_out[i] = aether_mat4d_transpose(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_transpose_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4d aether_result = aether_mat4d_transpose(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_mat2d_identity_batch: aether_out[i] = aether_mat2d_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_identity_batch(__global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        const aether_mat2d aether_result = aether_mat2d_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+    }
+}
+
+/* aether_mat3d_identity_batch: aether_out[i] = aether_mat3d_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_identity_batch(__global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        const aether_mat3d aether_result = aether_mat3d_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+    }
+}
+
+/* aether_mat4d_identity_batch: aether_out[i] = aether_mat4d_identity(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_identity_batch(__global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        const aether_mat4d aether_result = aether_mat4d_identity();
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_mat2d_dot_batch: aether_out[i] = aether_mat2d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_dot_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_mat2d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        const double aether_result = aether_mat2d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat3d_dot_batch: aether_out[i] = aether_mat3d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_dot_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_mat3d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        const double aether_result = aether_mat3d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat4d_dot_batch: aether_out[i] = aether_mat4d_dot(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_dot_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4d aether_v_a;
+        aether_v_a.m[0] = a[0u * aether_n + aether_i];
+        aether_v_a.m[1] = a[1u * aether_n + aether_i];
+        aether_v_a.m[2] = a[2u * aether_n + aether_i];
+        aether_v_a.m[3] = a[3u * aether_n + aether_i];
+        aether_v_a.m[4] = a[4u * aether_n + aether_i];
+        aether_v_a.m[5] = a[5u * aether_n + aether_i];
+        aether_v_a.m[6] = a[6u * aether_n + aether_i];
+        aether_v_a.m[7] = a[7u * aether_n + aether_i];
+        aether_v_a.m[8] = a[8u * aether_n + aether_i];
+        aether_v_a.m[9] = a[9u * aether_n + aether_i];
+        aether_v_a.m[10] = a[10u * aether_n + aether_i];
+        aether_v_a.m[11] = a[11u * aether_n + aether_i];
+        aether_v_a.m[12] = a[12u * aether_n + aether_i];
+        aether_v_a.m[13] = a[13u * aether_n + aether_i];
+        aether_v_a.m[14] = a[14u * aether_n + aether_i];
+        aether_v_a.m[15] = a[15u * aether_n + aether_i];
+        aether_mat4d aether_v_b;
+        aether_v_b.m[0] = b[0u * aether_n + aether_i];
+        aether_v_b.m[1] = b[1u * aether_n + aether_i];
+        aether_v_b.m[2] = b[2u * aether_n + aether_i];
+        aether_v_b.m[3] = b[3u * aether_n + aether_i];
+        aether_v_b.m[4] = b[4u * aether_n + aether_i];
+        aether_v_b.m[5] = b[5u * aether_n + aether_i];
+        aether_v_b.m[6] = b[6u * aether_n + aether_i];
+        aether_v_b.m[7] = b[7u * aether_n + aether_i];
+        aether_v_b.m[8] = b[8u * aether_n + aether_i];
+        aether_v_b.m[9] = b[9u * aether_n + aether_i];
+        aether_v_b.m[10] = b[10u * aether_n + aether_i];
+        aether_v_b.m[11] = b[11u * aether_n + aether_i];
+        aether_v_b.m[12] = b[12u * aether_n + aether_i];
+        aether_v_b.m[13] = b[13u * aether_n + aether_i];
+        aether_v_b.m[14] = b[14u * aether_n + aether_i];
+        aether_v_b.m[15] = b[15u * aether_n + aether_i];
+        const double aether_result = aether_mat4d_dot(aether_v_a, aether_v_b);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat2d_determinant_batch: aether_out[i] = aether_mat2d_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_determinant_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const double aether_result = aether_mat2d_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat3d_determinant_batch: aether_out[i] = aether_mat3d_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_determinant_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const double aether_result = aether_mat3d_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat4d_determinant_batch: aether_out[i] = aether_mat4d_determinant(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_determinant_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const double aether_result = aether_mat4d_determinant(aether_v_m);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_mat2d_inverse_adjugate_batch: aether_out[i] = aether_mat2d_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_inverse_adjugate_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat2d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        const aether_mat2d aether_result = aether_mat2d_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+    }
+}
+
+/* aether_mat3d_inverse_adjugate_batch: aether_out[i] = aether_mat3d_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_inverse_adjugate_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat3d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        const aether_mat3d aether_result = aether_mat3d_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+    }
+}
+
+/* aether_mat4d_inverse_adjugate_batch: aether_out[i] = aether_mat4d_inverse_adjugate(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_inverse_adjugate_batch(__global const double *m, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_mat4d aether_v_m;
+        aether_v_m.m[0] = m[0u * aether_n + aether_i];
+        aether_v_m.m[1] = m[1u * aether_n + aether_i];
+        aether_v_m.m[2] = m[2u * aether_n + aether_i];
+        aether_v_m.m[3] = m[3u * aether_n + aether_i];
+        aether_v_m.m[4] = m[4u * aether_n + aether_i];
+        aether_v_m.m[5] = m[5u * aether_n + aether_i];
+        aether_v_m.m[6] = m[6u * aether_n + aether_i];
+        aether_v_m.m[7] = m[7u * aether_n + aether_i];
+        aether_v_m.m[8] = m[8u * aether_n + aether_i];
+        aether_v_m.m[9] = m[9u * aether_n + aether_i];
+        aether_v_m.m[10] = m[10u * aether_n + aether_i];
+        aether_v_m.m[11] = m[11u * aether_n + aether_i];
+        aether_v_m.m[12] = m[12u * aether_n + aether_i];
+        aether_v_m.m[13] = m[13u * aether_n + aether_i];
+        aether_v_m.m[14] = m[14u * aether_n + aether_i];
+        aether_v_m.m[15] = m[15u * aether_n + aether_i];
+        const aether_mat4d aether_result = aether_mat4d_inverse_adjugate(aether_v_m);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
+        aether_out[9u * aether_n + aether_i] = aether_result.m[9];
+        aether_out[10u * aether_n + aether_i] = aether_result.m[10];
+        aether_out[11u * aether_n + aether_i] = aether_result.m[11];
+        aether_out[12u * aether_n + aether_i] = aether_result.m[12];
+        aether_out[13u * aether_n + aether_i] = aether_result.m[13];
+        aether_out[14u * aether_n + aether_i] = aether_result.m[14];
+        aether_out[15u * aether_n + aether_i] = aether_result.m[15];
+    }
+}
+
+/* aether_f64_two_sum_err_batch: aether_out[i] = aether_f64_two_sum_err(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_two_sum_err_batch(__global const double *a, __global const double *b, __global const double *s, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        double aether_v_s;
+        aether_v_s = s[aether_i];
+        const double aether_result = aether_f64_two_sum_err(aether_v_a, aether_v_b, aether_v_s);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_f64_two_sum_batch: aether_out[i] = aether_f64_two_sum(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_two_sum_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        double aether_v_b;
+        aether_v_b = b[aether_i];
+        const aether_paird aether_result = aether_f64_two_sum(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
+    }
+}
+
+/* aether_paird_neumaier_add_batch: aether_out[i] = aether_paird_neumaier_add(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_neumaier_add_batch(__global const double *p, __global const double *x, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_paird aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const aether_paird aether_result = aether_paird_neumaier_add(aether_v_p, aether_v_x);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
+    }
+}
+
+/* aether_paird_combine_batch: aether_out[i] = aether_paird_combine(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_combine_batch(__global const double *a, __global const double *b, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_paird aether_v_a;
+        aether_v_a.hi = a[0u * aether_n + aether_i];
+        aether_v_a.comp = a[1u * aether_n + aether_i];
+        aether_paird aether_v_b;
+        aether_v_b.hi = b[0u * aether_n + aether_i];
+        aether_v_b.comp = b[1u * aether_n + aether_i];
+        const aether_paird aether_result = aether_paird_combine(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.hi;
+        aether_out[1u * aether_n + aether_i] = aether_result.comp;
+    }
+}
+
+/* aether_paird_value_batch: aether_out[i] = aether_paird_value(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_paird_value_batch(__global const double *p, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_paird aether_v_p;
+        aether_v_p.hi = p[0u * aether_n + aether_i];
+        aether_v_p.comp = p[1u * aether_n + aether_i];
+        const double aether_result = aether_paird_value(aether_v_p);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_f64_sin_poly_batch: aether_out[i] = aether_f64_sin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sin_poly_batch(__global const double *u, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_sin_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
+    }
+}
+
+/* aether_f64_cos_poly_batch: aether_out[i] = aether_f64_cos_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_cos_poly_batch(__global const double *u, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_cos_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
-}
-
-/* aether_f64_tan_poly_batch: out[i] = aether_f64_tan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_tan_poly_batch(__global const double *u, __global double *out, ulong n)
-{
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+}
+
+/* aether_f64_tan_poly_batch: aether_out[i] = aether_f64_tan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_tan_poly_batch(__global const double *u, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_tan_poly(v_u);
-        out[i] = result;
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_tan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_atan_poly_batch: out[i] = aether_f64_atan_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_atan_poly_batch(__global const double *u, __global double *out, ulong n)
+/* aether_f64_atan_poly_batch: aether_out[i] = aether_f64_atan_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_atan_poly_batch(__global const double *u, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_u;
-        v_u = u[i];
-        const double result = aether_f64_atan_poly(v_u);
-        out[i] = result;
+        double aether_v_u;
+        aether_v_u = u[aether_i];
+        const double aether_result = aether_f64_atan_poly(aether_v_u);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_asin_poly_batch: out[i] = aether_f64_asin_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_asin_poly_batch(__global const double *z, __global double *out, ulong n)
+/* aether_f64_asin_poly_batch: aether_out[i] = aether_f64_asin_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_asin_poly_batch(__global const double *z, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_z;
-        v_z = z[i];
-        const double result = aether_f64_asin_poly(v_z);
-        out[i] = result;
+        double aether_v_z;
+        aether_v_z = z[aether_i];
+        const double aether_result = aether_f64_asin_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_exp_poly_batch: out[i] = aether_f64_exp_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_exp_poly_batch(__global const double *r, __global double *out, ulong n)
+/* aether_f64_exp_poly_batch: aether_out[i] = aether_f64_exp_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp_poly_batch(__global const double *r, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_r;
-        v_r = r[i];
-        const double result = aether_f64_exp_poly(v_r);
-        out[i] = result;
+        double aether_v_r;
+        aether_v_r = r[aether_i];
+        const double aether_result = aether_f64_exp_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_exp2_poly_batch: out[i] = aether_f64_exp2_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_exp2_poly_batch(__global const double *r, __global double *out, ulong n)
+/* aether_f64_exp2_poly_batch: aether_out[i] = aether_f64_exp2_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp2_poly_batch(__global const double *r, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_r;
-        v_r = r[i];
-        const double result = aether_f64_exp2_poly(v_r);
-        out[i] = result;
+        double aether_v_r;
+        aether_v_r = r[aether_i];
+        const double aether_result = aether_f64_exp2_poly(aether_v_r);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_log_poly_batch: out[i] = aether_f64_log_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_log_poly_batch(__global const double *z, __global double *out, ulong n)
+/* aether_f64_log_poly_batch: aether_out[i] = aether_f64_log_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_log_poly_batch(__global const double *z, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_z;
-        v_z = z[i];
-        const double result = aether_f64_log_poly(v_z);
-        out[i] = result;
+        double aether_v_z;
+        aether_v_z = z[aether_i];
+        const double aether_result = aether_f64_log_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_pow_poly_batch: out[i] = aether_f64_pow_poly(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_pow_poly_batch(__global const double *z, __global double *out, ulong n)
+/* aether_f64_pow_poly_batch: aether_out[i] = aether_f64_pow_poly(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_pow_poly_batch(__global const double *z, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_z;
-        v_z = z[i];
-        const double result = aether_f64_pow_poly(v_z);
-        out[i] = result;
+        double aether_v_z;
+        aether_v_z = z[aether_i];
+        const double aether_result = aether_f64_pow_poly(aether_v_z);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_sincos_batch: out[i] = aether_f64_sincos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_sincos_batch(__global const double *a, __global double *out, ulong n)
+/* aether_f64_sincos_batch: aether_out[i] = aether_f64_sincos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sincos_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        const aether_vec2d result = aether_f64_sincos(v_a);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const aether_vec2d aether_result = aether_f64_sincos(aether_v_a);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_f64_sin_batch: out[i] = aether_f64_sin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_sin_batch(__global const double *a, __global double *out, ulong n)
+/* aether_f64_sin_batch: aether_out[i] = aether_f64_sin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_sin_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_sin(v_a);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_sin(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_cos_batch: out[i] = aether_f64_cos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_cos_batch(__global const double *a, __global double *out, ulong n)
+/* aether_f64_cos_batch: aether_out[i] = aether_f64_cos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_cos_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_cos(v_a);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_cos(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_atan_batch: out[i] = aether_f64_atan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_atan_batch(__global const double *x, __global double *out, ulong n)
+/* aether_f64_atan_batch: aether_out[i] = aether_f64_atan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_atan_batch(__global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_atan(v_x);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_atan(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_atan2_batch: out[i] = aether_f64_atan2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_atan2_batch(__global const double *y, __global const double *x, __global double *out, ulong n)
+/* aether_f64_atan2_batch: aether_out[i] = aether_f64_atan2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_atan2_batch(__global const double *y, __global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_y;
-        v_y = y[i];
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_atan2(v_y, v_x);
-        out[i] = result;
+        double aether_v_y;
+        aether_v_y = y[aether_i];
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_atan2(aether_v_y, aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_exp_batch: out[i] = aether_f64_exp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_exp_batch(__global const double *x, __global double *out, ulong n)
+/* aether_f64_exp_batch: aether_out[i] = aether_f64_exp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp_batch(__global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_exp(v_x);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_exp(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_log_batch: out[i] = aether_f64_log(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_log_batch(__global const double *x, __global double *out, ulong n)
+/* aether_f64_log_batch: aether_out[i] = aether_f64_log(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_log_batch(__global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_log(v_x);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_log(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_exp2_batch: out[i] = aether_f64_exp2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_exp2_batch(__global const double *x, __global double *out, ulong n)
+/* aether_f64_exp2_batch: aether_out[i] = aether_f64_exp2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_exp2_batch(__global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_exp2(v_x);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_exp2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_log2_batch: out[i] = aether_f64_log2(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_log2_batch(__global const double *x, __global double *out, ulong n)
+/* aether_f64_log2_batch: aether_out[i] = aether_f64_log2(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_log2_batch(__global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_log2(v_x);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_log2(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_pow_batch: out[i] = aether_f64_pow(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_pow_batch(__global const double *x, __global const double *y, __global double *out, ulong n)
+/* aether_f64_pow_batch: aether_out[i] = aether_f64_pow(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_pow_batch(__global const double *x, __global const double *y, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        double v_y;
-        v_y = y[i];
-        const double result = aether_f64_pow(v_x, v_y);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        double aether_v_y;
+        aether_v_y = y[aether_i];
+        const double aether_result = aether_f64_pow(aether_v_x, aether_v_y);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_tan_batch: out[i] = aether_f64_tan(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_tan_batch(__global const double *a, __global double *out, ulong n)
+/* aether_f64_tan_batch: aether_out[i] = aether_f64_tan(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_tan_batch(__global const double *a, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_a;
-        v_a = a[i];
-        const double result = aether_f64_tan(v_a);
-        out[i] = result;
+        double aether_v_a;
+        aether_v_a = a[aether_i];
+        const double aether_result = aether_f64_tan(aether_v_a);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_asin_batch: out[i] = aether_f64_asin(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_asin_batch(__global const double *x, __global double *out, ulong n)
+/* aether_f64_asin_batch: aether_out[i] = aether_f64_asin(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_asin_batch(__global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_asin(v_x);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_asin(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_f64_acos_batch: out[i] = aether_f64_acos(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_acos_batch(__global const double *x, __global double *out, ulong n)
+/* aether_f64_acos_batch: aether_out[i] = aether_f64_acos(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_acos_batch(__global const double *x, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_x;
-        v_x = x[i];
-        const double result = aether_f64_acos(v_x);
-        out[i] = result;
+        double aether_v_x;
+        aether_v_x = x[aether_i];
+        const double aether_result = aether_f64_acos(aether_v_x);
+        aether_out[aether_i] = aether_result;
     }
 }
 
-/* aether_quatd_from_axis_angle_batch: out[i] = aether_quatd_from_axis_angle(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatd_from_axis_angle_batch(__global const double *axis, __global const double *angle, __global double *out, ulong n)
+/* aether_quatd_from_axis_angle_batch: aether_out[i] = aether_quatd_from_axis_angle(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_from_axis_angle_batch(__global const double *axis, __global const double *angle, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_vec3d v_axis;
-        v_axis.x = axis[0u * n + i];
-        v_axis.y = axis[1u * n + i];
-        v_axis.z = axis[2u * n + i];
-        double v_angle;
-        v_angle = angle[i];
-        const aether_quatd result = aether_quatd_from_axis_angle(v_axis, v_angle);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_vec3d aether_v_axis;
+        aether_v_axis.x = axis[0u * aether_n + aether_i];
+        aether_v_axis.y = axis[1u * aether_n + aether_i];
+        aether_v_axis.z = axis[2u * aether_n + aether_i];
+        double aether_v_angle;
+        aether_v_angle = angle[aether_i];
+        const aether_quatd aether_result = aether_quatd_from_axis_angle(aether_v_axis, aether_v_angle);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_mat3d_from_euler_xyz_batch: out[i] = aether_mat3d_from_euler_xyz(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_from_euler_xyz_batch(__global const double *ax, __global const double *ay, __global const double *az, __global double *out, ulong n)
+/* aether_mat3d_from_euler_xyz_batch: aether_out[i] = aether_mat3d_from_euler_xyz(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_from_euler_xyz_batch(__global const double *ax, __global const double *ay, __global const double *az, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_ax;
-        v_ax = ax[i];
-        double v_ay;
-        v_ay = ay[i];
-        double v_az;
-        v_az = az[i];
-        const aether_mat3d result = aether_mat3d_from_euler_xyz(v_ax, v_ay, v_az);
-        out[0u * n + i] = result.m[0];
-        out[1u * n + i] = result.m[1];
-        out[2u * n + i] = result.m[2];
-        out[3u * n + i] = result.m[3];
-        out[4u * n + i] = result.m[4];
-        out[5u * n + i] = result.m[5];
-        out[6u * n + i] = result.m[6];
-        out[7u * n + i] = result.m[7];
-        out[8u * n + i] = result.m[8];
+        double aether_v_ax;
+        aether_v_ax = ax[aether_i];
+        double aether_v_ay;
+        aether_v_ay = ay[aether_i];
+        double aether_v_az;
+        aether_v_az = az[aether_i];
+        const aether_mat3d aether_result = aether_mat3d_from_euler_xyz(aether_v_ax, aether_v_ay, aether_v_az);
+        aether_out[0u * aether_n + aether_i] = aether_result.m[0];
+        aether_out[1u * aether_n + aether_i] = aether_result.m[1];
+        aether_out[2u * aether_n + aether_i] = aether_result.m[2];
+        aether_out[3u * aether_n + aether_i] = aether_result.m[3];
+        aether_out[4u * aether_n + aether_i] = aether_result.m[4];
+        aether_out[5u * aether_n + aether_i] = aether_result.m[5];
+        aether_out[6u * aether_n + aether_i] = aether_result.m[6];
+        aether_out[7u * aether_n + aether_i] = aether_result.m[7];
+        aether_out[8u * aether_n + aether_i] = aether_result.m[8];
     }
 }
 
-/* aether_quatd_slerp_batch: out[i] = aether_quatd_slerp(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_quatd_slerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *out, ulong n)
+/* aether_quatd_slerp_batch: aether_out[i] = aether_quatd_slerp(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_quatd_slerp_batch(__global const double *a, __global const double *b, __global const double *t, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        aether_quatd v_a;
-        v_a.w = a[0u * n + i];
-        v_a.x = a[1u * n + i];
-        v_a.y = a[2u * n + i];
-        v_a.z = a[3u * n + i];
-        aether_quatd v_b;
-        v_b.w = b[0u * n + i];
-        v_b.x = b[1u * n + i];
-        v_b.y = b[2u * n + i];
-        v_b.z = b[3u * n + i];
-        double v_t;
-        v_t = t[i];
-        const aether_quatd result = aether_quatd_slerp(v_a, v_b, v_t);
-        out[0u * n + i] = result.w;
-        out[1u * n + i] = result.x;
-        out[2u * n + i] = result.y;
-        out[3u * n + i] = result.z;
+        aether_quatd aether_v_a;
+        aether_v_a.w = a[0u * aether_n + aether_i];
+        aether_v_a.x = a[1u * aether_n + aether_i];
+        aether_v_a.y = a[2u * aether_n + aether_i];
+        aether_v_a.z = a[3u * aether_n + aether_i];
+        aether_quatd aether_v_b;
+        aether_v_b.w = b[0u * aether_n + aether_i];
+        aether_v_b.x = b[1u * aether_n + aether_i];
+        aether_v_b.y = b[2u * aether_n + aether_i];
+        aether_v_b.z = b[3u * aether_n + aether_i];
+        double aether_v_t;
+        aether_v_t = t[aether_i];
+        const aether_quatd aether_result = aether_quatd_slerp(aether_v_a, aether_v_b, aether_v_t);
+        aether_out[0u * aether_n + aether_i] = aether_result.w;
+        aether_out[1u * aether_n + aether_i] = aether_result.x;
+        aether_out[2u * aether_n + aether_i] = aether_result.y;
+        aether_out[3u * aether_n + aether_i] = aether_result.z;
     }
 }
 
-/* aether_f64_jacobi_rotation_batch: out[i] = aether_f64_jacobi_rotation(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_jacobi_rotation_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global double *out, ulong n)
+/* aether_f64_jacobi_rotation_batch: aether_out[i] = aether_f64_jacobi_rotation(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_rotation_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_app;
-        v_app = app[i];
-        double v_aqq;
-        v_aqq = aqq[i];
-        double v_apq;
-        v_apq = apq[i];
-        const aether_rotationd result = aether_f64_jacobi_rotation(v_app, v_aqq, v_apq);
-        out[0u * n + i] = result.c;
-        out[1u * n + i] = result.s;
-        out[2u * n + i] = result.t;
-        out[3u * n + i] = result.tau;
+        double aether_v_app;
+        aether_v_app = app[aether_i];
+        double aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        double aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        const aether_rotationd aether_result = aether_f64_jacobi_rotation(aether_v_app, aether_v_aqq, aether_v_apq);
+        aether_out[0u * aether_n + aether_i] = aether_result.c;
+        aether_out[1u * aether_n + aether_i] = aether_result.s;
+        aether_out[2u * aether_n + aether_i] = aether_result.t;
+        aether_out[3u * aether_n + aether_i] = aether_result.tau;
     }
 }
 
-/* aether_f64_jacobi_update_batch: out[i] = aether_f64_jacobi_update(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_jacobi_update_batch(__global const double *g, __global const double *h, __global const double *r, __global double *out, ulong n)
+/* aether_f64_jacobi_update_batch: aether_out[i] = aether_f64_jacobi_update(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_update_batch(__global const double *g, __global const double *h, __global const double *r, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_g;
-        v_g = g[i];
-        double v_h;
-        v_h = h[i];
-        aether_rotationd v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2d result = aether_f64_jacobi_update(v_g, v_h, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        double aether_v_g;
+        aether_v_g = g[aether_i];
+        double aether_v_h;
+        aether_v_h = h[aether_i];
+        aether_rotationd aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_f64_jacobi_update(aether_v_g, aether_v_h, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_f64_jacobi_diag_batch: out[i] = aether_f64_jacobi_diag(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_f64_jacobi_diag_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global const double *r, __global double *out, ulong n)
+/* aether_f64_jacobi_diag_batch: aether_out[i] = aether_f64_jacobi_diag(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_f64_jacobi_diag_batch(__global const double *app, __global const double *aqq, __global const double *apq, __global const double *r, __global double *aether_out, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
-        double v_app;
-        v_app = app[i];
-        double v_aqq;
-        v_aqq = aqq[i];
-        double v_apq;
-        v_apq = apq[i];
-        aether_rotationd v_r;
-        v_r.c = r[0u * n + i];
-        v_r.s = r[1u * n + i];
-        v_r.t = r[2u * n + i];
-        v_r.tau = r[3u * n + i];
-        const aether_vec2d result = aether_f64_jacobi_diag(v_app, v_aqq, v_apq, v_r);
-        out[0u * n + i] = result.x;
-        out[1u * n + i] = result.y;
+        double aether_v_app;
+        aether_v_app = app[aether_i];
+        double aether_v_aqq;
+        aether_v_aqq = aqq[aether_i];
+        double aether_v_apq;
+        aether_v_apq = apq[aether_i];
+        aether_rotationd aether_v_r;
+        aether_v_r.c = r[0u * aether_n + aether_i];
+        aether_v_r.s = r[1u * aether_n + aether_i];
+        aether_v_r.t = r[2u * aether_n + aether_i];
+        aether_v_r.tau = r[3u * aether_n + aether_i];
+        const aether_vec2d aether_result = aether_f64_jacobi_diag(aether_v_app, aether_v_aqq, aether_v_apq, aether_v_r);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
     }
 }
 
-/* aether_mat2d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat2d_lu (LU with partial pivoting) of a, then aether_mat2d_lu_solve; info[i] is aether_mat2d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+/* aether_mat2d_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2d_lu (LU with partial pivoting) of a, then aether_mat2d_lu_solve; info[i] is aether_mat2d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat2d v_a;
         aether_vec2d v_b;
         aether_vec2d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         int ipiv[2];
         status = aether_mat2d_lu(&v_a, ipiv);
         v_x = aether_mat2d_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat3d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat3d_lu (LU with partial pivoting) of a, then aether_mat3d_lu_solve; info[i] is aether_mat3d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+/* aether_mat3d_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3d_lu (LU with partial pivoting) of a, then aether_mat3d_lu_solve; info[i] is aether_mat3d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat3d v_a;
         aether_vec3d v_b;
         aether_vec3d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         int ipiv[3];
         status = aether_mat3d_lu(&v_a, ipiv);
         v_x = aether_mat3d_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat4d_lu_solve_batch: Solves a x = b for every item i < n: aether_mat4d_lu (LU with partial pivoting) of a, then aether_mat4d_lu_solve; info[i] is aether_mat4d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+/* aether_mat4d_lu_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4d_lu (LU with partial pivoting) of a, then aether_mat4d_lu_solve; info[i] is aether_mat4d_lu's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_lu_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat4d v_a;
         aether_vec4d v_b;
         aether_vec4d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         int ipiv[4];
         status = aether_mat4d_lu(&v_a, ipiv);
         v_x = aether_mat4d_lu_solve(&v_a, ipiv, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat2d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat2d_cholesky (Cholesky) of a, then aether_mat2d_cholesky_solve; info[i] is aether_mat2d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat2d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+/* aether_mat2d_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat2d_cholesky (Cholesky) of a, then aether_mat2d_cholesky_solve; info[i] is aether_mat2d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat2d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat2d v_a;
         aether_vec2d v_b;
         aether_vec2d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
         status = aether_mat2d_cholesky(&v_a);
         v_x = aether_mat2d_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat3d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat3d_cholesky (Cholesky) of a, then aether_mat3d_cholesky_solve; info[i] is aether_mat3d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat3d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+/* aether_mat3d_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat3d_cholesky (Cholesky) of a, then aether_mat3d_cholesky_solve; info[i] is aether_mat3d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat3d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat3d v_a;
         aether_vec3d v_b;
         aether_vec3d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
         status = aether_mat3d_cholesky(&v_a);
         v_x = aether_mat3d_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        info[aether_i] = status;
     }
 }
 
-/* aether_mat4d_cholesky_solve_batch: Solves a x = b for every item i < n: aether_mat4d_cholesky (Cholesky) of a, then aether_mat4d_cholesky_solve; info[i] is aether_mat4d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
-__kernel void aether_mat4d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong n)
+/* aether_mat4d_cholesky_solve_batch: Solves a x = b for every item i < aether_n: aether_mat4d_cholesky (Cholesky) of a, then aether_mat4d_cholesky_solve; info[i] is aether_mat4d_cholesky's result (0, or the step that failed: x is then whatever the host sequence gives). Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_mat4d_cholesky_solve_batch(__global const double *a, __global const double *b, __global double *x, __global int *info, ulong aether_n)
 {
-    const ulong i = (ulong)get_global_id(0);
-    if (i >= n) return;
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
     {
         aether_mat4d v_a;
         aether_vec4d v_b;
         aether_vec4d v_x;
         int status;
-        v_a.m[0] = a[0u * n + i];
-        v_a.m[1] = a[1u * n + i];
-        v_a.m[2] = a[2u * n + i];
-        v_a.m[3] = a[3u * n + i];
-        v_a.m[4] = a[4u * n + i];
-        v_a.m[5] = a[5u * n + i];
-        v_a.m[6] = a[6u * n + i];
-        v_a.m[7] = a[7u * n + i];
-        v_a.m[8] = a[8u * n + i];
-        v_a.m[9] = a[9u * n + i];
-        v_a.m[10] = a[10u * n + i];
-        v_a.m[11] = a[11u * n + i];
-        v_a.m[12] = a[12u * n + i];
-        v_a.m[13] = a[13u * n + i];
-        v_a.m[14] = a[14u * n + i];
-        v_a.m[15] = a[15u * n + i];
-        v_b.x = b[0u * n + i];
-        v_b.y = b[1u * n + i];
-        v_b.z = b[2u * n + i];
-        v_b.w = b[3u * n + i];
+        v_a.m[0] = a[0u * aether_n + aether_i];
+        v_a.m[1] = a[1u * aether_n + aether_i];
+        v_a.m[2] = a[2u * aether_n + aether_i];
+        v_a.m[3] = a[3u * aether_n + aether_i];
+        v_a.m[4] = a[4u * aether_n + aether_i];
+        v_a.m[5] = a[5u * aether_n + aether_i];
+        v_a.m[6] = a[6u * aether_n + aether_i];
+        v_a.m[7] = a[7u * aether_n + aether_i];
+        v_a.m[8] = a[8u * aether_n + aether_i];
+        v_a.m[9] = a[9u * aether_n + aether_i];
+        v_a.m[10] = a[10u * aether_n + aether_i];
+        v_a.m[11] = a[11u * aether_n + aether_i];
+        v_a.m[12] = a[12u * aether_n + aether_i];
+        v_a.m[13] = a[13u * aether_n + aether_i];
+        v_a.m[14] = a[14u * aether_n + aether_i];
+        v_a.m[15] = a[15u * aether_n + aether_i];
+        v_b.x = b[0u * aether_n + aether_i];
+        v_b.y = b[1u * aether_n + aether_i];
+        v_b.z = b[2u * aether_n + aether_i];
+        v_b.w = b[3u * aether_n + aether_i];
         status = aether_mat4d_cholesky(&v_a);
         v_x = aether_mat4d_cholesky_solve(v_a, v_b);
-        x[0u * n + i] = v_x.x;
-        x[1u * n + i] = v_x.y;
-        x[2u * n + i] = v_x.z;
-        x[3u * n + i] = v_x.w;
-        info[i] = status;
+        x[0u * aether_n + aether_i] = v_x.x;
+        x[1u * aether_n + aether_i] = v_x.y;
+        x[2u * aether_n + aether_i] = v_x.z;
+        x[3u * aether_n + aether_i] = v_x.w;
+        info[aether_i] = status;
     }
 }
 

@@ -261,132 +261,132 @@ fn aether_f32_sign(a: f32) -> f32 {
 // Spec:
 //     out[i] = a[i] + b[i]
 fn aether_vec2f_add(a: aether_vec2f, b: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    return aether_out;
 }
 
 // Componentwise a + b.
 // Spec:
 //     out[i] = a[i] + b[i]
 fn aether_vec3f_add(a: aether_vec3f, b: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    return aether_out;
 }
 
 // Componentwise a + b.
 // Spec:
 //     out[i] = a[i] + b[i]
 fn aether_vec4f_add(a: aether_vec4f, b: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = (a.x + b.x);
-    out.y = (a.y + b.y);
-    out.z = (a.z + b.z);
-    out.w = (a.w + b.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    aether_out.w = (a.w + b.w);
+    return aether_out;
 }
 
 // Componentwise a - b.
 // Spec:
 //     out[i] = a[i] - b[i]
 fn aether_vec2f_sub(a: aether_vec2f, b: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    return aether_out;
 }
 
 // Componentwise a - b.
 // Spec:
 //     out[i] = a[i] - b[i]
 fn aether_vec3f_sub(a: aether_vec3f, b: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    return aether_out;
 }
 
 // Componentwise a - b.
 // Spec:
 //     out[i] = a[i] - b[i]
 fn aether_vec4f_sub(a: aether_vec4f, b: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = (a.x - b.x);
-    out.y = (a.y - b.y);
-    out.z = (a.z - b.z);
-    out.w = (a.w - b.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    aether_out.w = (a.w - b.w);
+    return aether_out;
 }
 
 // Componentwise a * b.
 // Spec:
 //     out[i] = a[i] * b[i]
 fn aether_vec2f_mul(a: aether_vec2f, b: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    return aether_out;
 }
 
 // Componentwise a * b.
 // Spec:
 //     out[i] = a[i] * b[i]
 fn aether_vec3f_mul(a: aether_vec3f, b: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    out.z = (a.z * b.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    aether_out.z = (a.z * b.z);
+    return aether_out;
 }
 
 // Componentwise a * b.
 // Spec:
 //     out[i] = a[i] * b[i]
 fn aether_vec4f_mul(a: aether_vec4f, b: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = (a.x * b.x);
-    out.y = (a.y * b.y);
-    out.z = (a.z * b.z);
-    out.w = (a.w * b.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    aether_out.z = (a.z * b.z);
+    aether_out.w = (a.w * b.w);
+    return aether_out;
 }
 
 // Scale by a scalar: s * a[i].
 // Spec:
 //     out[i] = s * a[i]
 fn aether_vec2f_scale(a: aether_vec2f, s: f32) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    return aether_out;
 }
 
 // Scale by a scalar: s * a[i].
 // Spec:
 //     out[i] = s * a[i]
 fn aether_vec3f_scale(a: aether_vec3f, s: f32) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    out.z = (s * a.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    aether_out.z = (s * a.z);
+    return aether_out;
 }
 
 // Scale by a scalar: s * a[i].
 // Spec:
 //     out[i] = s * a[i]
 fn aether_vec4f_scale(a: aether_vec4f, s: f32) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = (s * a.x);
-    out.y = (s * a.y);
-    out.z = (s * a.z);
-    out.w = (s * a.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    aether_out.z = (s * a.z);
+    aether_out.w = (s * a.w);
+    return aether_out;
 }
 
 // Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -395,10 +395,10 @@ fn aether_vec4f_scale(a: aether_vec4f, s: f32) -> aether_vec4f {
 //     out[i] = r * a[i]
 fn aether_vec2f_div(a: aether_vec2f, s: f32) -> aether_vec2f {
     let r: f32 = (1.0f / s);
-    var out: aether_vec2f;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    return aether_out;
 }
 
 // Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -407,11 +407,11 @@ fn aether_vec2f_div(a: aether_vec2f, s: f32) -> aether_vec2f {
 //     out[i] = r * a[i]
 fn aether_vec3f_div(a: aether_vec3f, s: f32) -> aether_vec3f {
     let r: f32 = (1.0f / s);
-    var out: aether_vec3f;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    out.z = (r * a.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    aether_out.z = (r * a.z);
+    return aether_out;
 }
 
 // Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
@@ -420,12 +420,12 @@ fn aether_vec3f_div(a: aether_vec3f, s: f32) -> aether_vec3f {
 //     out[i] = r * a[i]
 fn aether_vec4f_div(a: aether_vec4f, s: f32) -> aether_vec4f {
     let r: f32 = (1.0f / s);
-    var out: aether_vec4f;
-    out.x = (r * a.x);
-    out.y = (r * a.y);
-    out.z = (r * a.z);
-    out.w = (r * a.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = (r * a.x);
+    aether_out.y = (r * a.y);
+    aether_out.z = (r * a.z);
+    aether_out.w = (r * a.w);
+    return aether_out;
 }
 
 // Negation spelled a * -1.
@@ -439,33 +439,33 @@ fn aether_f32_neg(a: f32) -> f32 {
 // Spec:
 //     out[i] = a[i] * -1
 fn aether_vec2f_neg(a: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    return aether_out;
 }
 
 // Negation spelled a * -1.
 // Spec:
 //     out[i] = a[i] * -1
 fn aether_vec3f_neg(a: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    out.z = (a.z * -1.0f);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    aether_out.z = (a.z * -1.0f);
+    return aether_out;
 }
 
 // Negation spelled a * -1.
 // Spec:
 //     out[i] = a[i] * -1
 fn aether_vec4f_neg(a: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    out.z = (a.z * -1.0f);
-    out.w = (a.w * -1.0f);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    aether_out.z = (a.z * -1.0f);
+    aether_out.w = (a.w * -1.0f);
+    return aether_out;
 }
 
 // Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -479,132 +479,132 @@ fn aether_f32_abs(a: f32) -> f32 {
 // Spec:
 //     out[i] = fabs(a[i])
 fn aether_vec2f_abs(a: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = aether_fabs_f32(a.x);
-    out.y = aether_fabs_f32(a.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = aether_fabs_f32(a.x);
+    aether_out.y = aether_fabs_f32(a.y);
+    return aether_out;
 }
 
 // Absolute value (fabs): clears the sign bit, NaN payload kept.
 // Spec:
 //     out[i] = fabs(a[i])
 fn aether_vec3f_abs(a: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = aether_fabs_f32(a.x);
-    out.y = aether_fabs_f32(a.y);
-    out.z = aether_fabs_f32(a.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = aether_fabs_f32(a.x);
+    aether_out.y = aether_fabs_f32(a.y);
+    aether_out.z = aether_fabs_f32(a.z);
+    return aether_out;
 }
 
 // Absolute value (fabs): clears the sign bit, NaN payload kept.
 // Spec:
 //     out[i] = fabs(a[i])
 fn aether_vec4f_abs(a: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = aether_fabs_f32(a.x);
-    out.y = aether_fabs_f32(a.y);
-    out.z = aether_fabs_f32(a.z);
-    out.w = aether_fabs_f32(a.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = aether_fabs_f32(a.x);
+    aether_out.y = aether_fabs_f32(a.y);
+    aether_out.z = aether_fabs_f32(a.z);
+    aether_out.w = aether_fabs_f32(a.w);
+    return aether_out;
 }
 
 // Componentwise C fmin.
 // Spec:
 //     out[i] = fmin(a[i], b[i])
 fn aether_vec2f_min(a: aether_vec2f, b: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    return aether_out;
 }
 
 // Componentwise C fmin.
 // Spec:
 //     out[i] = fmin(a[i], b[i])
 fn aether_vec3f_min(a: aether_vec3f, b: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    return aether_out;
 }
 
 // Componentwise C fmin.
 // Spec:
 //     out[i] = fmin(a[i], b[i])
 fn aether_vec4f_min(a: aether_vec4f, b: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = aether_fmin_f32(a.x, b.x);
-    out.y = aether_fmin_f32(a.y, b.y);
-    out.z = aether_fmin_f32(a.z, b.z);
-    out.w = aether_fmin_f32(a.w, b.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = aether_fmin_f32(a.x, b.x);
+    aether_out.y = aether_fmin_f32(a.y, b.y);
+    aether_out.z = aether_fmin_f32(a.z, b.z);
+    aether_out.w = aether_fmin_f32(a.w, b.w);
+    return aether_out;
 }
 
 // Componentwise C fmax.
 // Spec:
 //     out[i] = fmax(a[i], b[i])
 fn aether_vec2f_max(a: aether_vec2f, b: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    return aether_out;
 }
 
 // Componentwise C fmax.
 // Spec:
 //     out[i] = fmax(a[i], b[i])
 fn aether_vec3f_max(a: aether_vec3f, b: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    return aether_out;
 }
 
 // Componentwise C fmax.
 // Spec:
 //     out[i] = fmax(a[i], b[i])
 fn aether_vec4f_max(a: aether_vec4f, b: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = aether_fmax_f32(a.x, b.x);
-    out.y = aether_fmax_f32(a.y, b.y);
-    out.z = aether_fmax_f32(a.z, b.z);
-    out.w = aether_fmax_f32(a.w, b.w);
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = aether_fmax_f32(a.x, b.x);
+    aether_out.y = aether_fmax_f32(a.y, b.y);
+    aether_out.z = aether_fmax_f32(a.z, b.z);
+    aether_out.w = aether_fmax_f32(a.w, b.w);
+    return aether_out;
 }
 
 // Linear interpolation a + t * (b - a), per component, in that order.
 // Spec:
 //     out[i] = a[i] + t * (b[i] - a[i])
 fn aether_vec2f_lerp(a: aether_vec2f, b: aether_vec2f, t: f32) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    return aether_out;
 }
 
 // Linear interpolation a + t * (b - a), per component, in that order.
 // Spec:
 //     out[i] = a[i] + t * (b[i] - a[i])
 fn aether_vec3f_lerp(a: aether_vec3f, b: aether_vec3f, t: f32) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    out.z = (a.z + (t * (b.z - a.z)));
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    aether_out.z = (a.z + (t * (b.z - a.z)));
+    return aether_out;
 }
 
 // Linear interpolation a + t * (b - a), per component, in that order.
 // Spec:
 //     out[i] = a[i] + t * (b[i] - a[i])
 fn aether_vec4f_lerp(a: aether_vec4f, b: aether_vec4f, t: f32) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = (a.x + (t * (b.x - a.x)));
-    out.y = (a.y + (t * (b.y - a.y)));
-    out.z = (a.z + (t * (b.z - a.z)));
-    out.w = (a.w + (t * (b.w - a.w)));
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    aether_out.z = (a.z + (t * (b.z - a.z)));
+    aether_out.w = (a.w + (t * (b.w - a.w)));
+    return aether_out;
 }
 
 // Sum of the components: the fold of a[k].
@@ -743,10 +743,10 @@ fn aether_vec2f_normalize(a: aether_vec2f) -> aether_vec2f {
     let div_r: f32 = (1.0f / n);
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
-    var out: aether_vec2f;
-    out.x = select(a.x, d_x, (n > 0.0f));
-    out.y = select(a.y, d_y, (n > 0.0f));
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = select(a.x, d_x, (n > 0.0f));
+    aether_out.y = select(a.y, d_y, (n > 0.0f));
+    return aether_out;
 }
 
 // Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -760,11 +760,11 @@ fn aether_vec3f_normalize(a: aether_vec3f) -> aether_vec3f {
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
-    var out: aether_vec3f;
-    out.x = select(a.x, d_x, (n > 0.0f));
-    out.y = select(a.y, d_y, (n > 0.0f));
-    out.z = select(a.z, d_z, (n > 0.0f));
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = select(a.x, d_x, (n > 0.0f));
+    aether_out.y = select(a.y, d_y, (n > 0.0f));
+    aether_out.z = select(a.z, d_z, (n > 0.0f));
+    return aether_out;
 }
 
 // Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -779,12 +779,12 @@ fn aether_vec4f_normalize(a: aether_vec4f) -> aether_vec4f {
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
     let d_w: f32 = (div_r * a.w);
-    var out: aether_vec4f;
-    out.x = select(a.x, d_x, (n > 0.0f));
-    out.y = select(a.y, d_y, (n > 0.0f));
-    out.z = select(a.z, d_z, (n > 0.0f));
-    out.w = select(a.w, d_w, (n > 0.0f));
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = select(a.x, d_x, (n > 0.0f));
+    aether_out.y = select(a.y, d_y, (n > 0.0f));
+    aether_out.z = select(a.z, d_z, (n > 0.0f));
+    aether_out.w = select(a.w, d_w, (n > 0.0f));
+    return aether_out;
 }
 
 // Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -799,12 +799,12 @@ fn aether_quatf_normalize(a: aether_quatf) -> aether_quatf {
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
-    var out: aether_quatf;
-    out.w = select(a.w, d_w, (n > 0.0f));
-    out.x = select(a.x, d_x, (n > 0.0f));
-    out.y = select(a.y, d_y, (n > 0.0f));
-    out.z = select(a.z, d_z, (n > 0.0f));
-    return out;
+    var aether_out: aether_quatf;
+    aether_out.w = select(a.w, d_w, (n > 0.0f));
+    aether_out.x = select(a.x, d_x, (n > 0.0f));
+    aether_out.y = select(a.y, d_y, (n > 0.0f));
+    aether_out.z = select(a.z, d_z, (n > 0.0f));
+    return aether_out;
 }
 
 // Cross product, each component a*b - c*d rounded product by product.
@@ -813,11 +813,11 @@ fn aether_quatf_normalize(a: aether_quatf) -> aether_quatf {
 //     out.y = a.z * b.x - a.x * b.z
 //     out.z = a.x * b.y - a.y * b.x
 fn aether_vec3f_cross(a: aether_vec3f, b: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = ((a.y * b.z) - (a.z * b.y));
-    out.y = ((a.z * b.x) - (a.x * b.z));
-    out.z = ((a.x * b.y) - (a.y * b.x));
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = ((a.y * b.z) - (a.z * b.y));
+    aether_out.y = ((a.z * b.x) - (a.x * b.z));
+    aether_out.z = ((a.x * b.y) - (a.y * b.x));
+    return aether_out;
 }
 
 // Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -827,12 +827,12 @@ fn aether_vec3f_cross(a: aether_vec3f, b: aether_vec3f) -> aether_vec3f {
 //     out.y = a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x
 //     out.z = a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w
 fn aether_quatf_mul(a: aether_quatf, b: aether_quatf) -> aether_quatf {
-    var out: aether_quatf;
-    out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-    out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-    out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-    out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-    return out;
+    var aether_out: aether_quatf;
+    aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
+    aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
+    aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
+    aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
+    return aether_out;
 }
 
 // Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -842,12 +842,12 @@ fn aether_quatf_mul(a: aether_quatf, b: aether_quatf) -> aether_quatf {
 //     out.y = neg(a.y)
 //     out.z = neg(a.z)
 fn aether_quatf_conjugate(a: aether_quatf) -> aether_quatf {
-    var out: aether_quatf;
-    out.w = a.w;
-    out.x = (a.x * -1.0f);
-    out.y = (a.y * -1.0f);
-    out.z = (a.z * -1.0f);
-    return out;
+    var aether_out: aether_quatf;
+    aether_out.w = a.w;
+    aether_out.x = (a.x * -1.0f);
+    aether_out.y = (a.y * -1.0f);
+    aether_out.z = (a.z * -1.0f);
+    return aether_out;
 }
 
 // Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -871,203 +871,203 @@ fn aether_quatf_rotate(q: aether_quatf, v: aether_vec3f) -> aether_vec3f {
     let add_b_x_2: f32 = ((q.y * t_z) - (q.z * t_y));
     let add_b_y_2: f32 = ((q.z * t_x) - (q.x * t_z));
     let add_b_z_2: f32 = ((q.x * t_y) - (q.y * t_x));
-    var out: aether_vec3f;
-    out.x = (add_a_x + add_b_x_2);
-    out.y = (add_a_y + add_b_y_2);
-    out.z = (add_a_z + add_b_z_2);
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = (add_a_x + add_b_x_2);
+    aether_out.y = (add_a_y + add_b_y_2);
+    aether_out.z = (add_a_z + add_b_z_2);
+    return aether_out;
 }
 
 // Matrix times column vector: row r is the fold of m[r][k] * v[k].
 // Spec:
 //     out[r] = fold(add, k < C, m[r][k] * v[k])
 fn aether_mat2f_mul_vec(m: aether_mat2f, v: aether_vec2f) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-    out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
+    aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
+    return aether_out;
 }
 
 // Matrix times column vector: row r is the fold of m[r][k] * v[k].
 // Spec:
 //     out[r] = fold(add, k < C, m[r][k] * v[k])
 fn aether_mat3f_mul_vec(m: aether_mat3f, v: aether_vec3f) -> aether_vec3f {
-    var out: aether_vec3f;
-    out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-    out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-    out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-    return out;
+    var aether_out: aether_vec3f;
+    aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
+    aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
+    aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
+    return aether_out;
 }
 
 // Matrix times column vector: row r is the fold of m[r][k] * v[k].
 // Spec:
 //     out[r] = fold(add, k < C, m[r][k] * v[k])
 fn aether_mat4f_mul_vec(m: aether_mat4f, v: aether_vec4f) -> aether_vec4f {
-    var out: aether_vec4f;
-    out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-    out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-    out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-    out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-    return out;
+    var aether_out: aether_vec4f;
+    aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+    aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+    aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+    aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+    return aether_out;
 }
 
 // Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
 // Spec:
 //     out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
 fn aether_mat2f_mul(a: aether_mat2f, b: aether_mat2f) -> aether_mat2f {
-    var out: aether_mat2f;
-    out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-    out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-    out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-    out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-    return out;
+    var aether_out: aether_mat2f;
+    aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+    aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+    aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+    aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+    return aether_out;
 }
 
 // Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
 // Spec:
 //     out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
 fn aether_mat3f_mul(a: aether_mat3f, b: aether_mat3f) -> aether_mat3f {
-    var out: aether_mat3f;
-    out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-    out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-    out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-    out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-    out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-    out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-    out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-    out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-    out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-    return out;
+    var aether_out: aether_mat3f;
+    aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
+    aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
+    aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
+    aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
+    aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
+    aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
+    aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
+    aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
+    aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
+    return aether_out;
 }
 
 // Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
 // Spec:
 //     out[r][c] = fold(add, k < C, a[r][k] * b[k][c])
 fn aether_mat4f_mul(a: aether_mat4f, b: aether_mat4f) -> aether_mat4f {
-    var out: aether_mat4f;
-    out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-    out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-    out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-    out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-    out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-    out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-    out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-    out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-    out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-    out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-    out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-    out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-    out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-    out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-    out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-    out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-    return out;
+    var aether_out: aether_mat4f;
+    aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+    aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+    aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+    aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+    aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+    aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+    aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+    aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+    aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+    aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+    aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+    aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+    aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+    aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+    aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+    aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+    return aether_out;
 }
 
 // Transpose.
 // Spec:
 //     out[r][c] = m[c][r]
 fn aether_mat2f_transpose(m: aether_mat2f) -> aether_mat2f {
-    var out: aether_mat2f;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    var aether_out: aether_mat2f;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 // Transpose.
 // Spec:
 //     out[r][c] = m[c][r]
 fn aether_mat3f_transpose(m: aether_mat3f) -> aether_mat3f {
-    var out: aether_mat3f;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    var aether_out: aether_mat3f;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 // Transpose.
 // Spec:
 //     out[r][c] = m[c][r]
 fn aether_mat4f_transpose(m: aether_mat4f) -> aether_mat4f {
-    var out: aether_mat4f;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    var aether_out: aether_mat4f;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 // The identity matrix (+1 on the diagonal, +0 elsewhere).
 // Spec:
 //     out[r][c] = r == c ? 1 : 0
 fn aether_mat2f_identity() -> aether_mat2f {
-    var out: aether_mat2f;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 1.0f;
-    return out;
+    var aether_out: aether_mat2f;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 1.0f;
+    return aether_out;
 }
 
 // The identity matrix (+1 on the diagonal, +0 elsewhere).
 // Spec:
 //     out[r][c] = r == c ? 1 : 0
 fn aether_mat3f_identity() -> aether_mat3f {
-    var out: aether_mat3f;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 1.0f;
-    out.m[5] = 0.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 1.0f;
-    return out;
+    var aether_out: aether_mat3f;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 1.0f;
+    aether_out.m[5] = 0.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 1.0f;
+    return aether_out;
 }
 
 // The identity matrix (+1 on the diagonal, +0 elsewhere).
 // Spec:
 //     out[r][c] = r == c ? 1 : 0
 fn aether_mat4f_identity() -> aether_mat4f {
-    var out: aether_mat4f;
-    out.m[0] = 1.0f;
-    out.m[1] = 0.0f;
-    out.m[2] = 0.0f;
-    out.m[3] = 0.0f;
-    out.m[4] = 0.0f;
-    out.m[5] = 1.0f;
-    out.m[6] = 0.0f;
-    out.m[7] = 0.0f;
-    out.m[8] = 0.0f;
-    out.m[9] = 0.0f;
-    out.m[10] = 1.0f;
-    out.m[11] = 0.0f;
-    out.m[12] = 0.0f;
-    out.m[13] = 0.0f;
-    out.m[14] = 0.0f;
-    out.m[15] = 1.0f;
-    return out;
+    var aether_out: aether_mat4f;
+    aether_out.m[0] = 1.0f;
+    aether_out.m[1] = 0.0f;
+    aether_out.m[2] = 0.0f;
+    aether_out.m[3] = 0.0f;
+    aether_out.m[4] = 0.0f;
+    aether_out.m[5] = 1.0f;
+    aether_out.m[6] = 0.0f;
+    aether_out.m[7] = 0.0f;
+    aether_out.m[8] = 0.0f;
+    aether_out.m[9] = 0.0f;
+    aether_out.m[10] = 1.0f;
+    aether_out.m[11] = 0.0f;
+    aether_out.m[12] = 0.0f;
+    aether_out.m[13] = 0.0f;
+    aether_out.m[14] = 0.0f;
+    aether_out.m[15] = 1.0f;
+    return aether_out;
 }
 
 // Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
@@ -1118,12 +1118,12 @@ fn aether_mat4f_determinant(m: aether_mat4f) -> f32 {
 //     out[r][c] = (r == c ? m[1 - c][1 - r] : m[r][c] * -1) * s
 fn aether_mat2f_inverse_adjugate(m: aether_mat2f) -> aether_mat2f {
     let s: f32 = (1.0f / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-    var out: aether_mat2f;
-    out.m[0] = (m.m[3] * s);
-    out.m[1] = ((m.m[1] * -1.0f) * s);
-    out.m[2] = ((m.m[2] * -1.0f) * s);
-    out.m[3] = (m.m[0] * s);
-    return out;
+    var aether_out: aether_mat2f;
+    aether_out.m[0] = (m.m[3] * s);
+    aether_out.m[1] = ((m.m[1] * -1.0f) * s);
+    aether_out.m[2] = ((m.m[2] * -1.0f) * s);
+    aether_out.m[3] = (m.m[0] * s);
+    return aether_out;
 }
 
 // Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -1132,17 +1132,17 @@ fn aether_mat2f_inverse_adjugate(m: aether_mat2f) -> aether_mat2f {
 //     out[r][c] = (r + c == 1 || r + c == 3 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
 fn aether_mat3f_inverse_adjugate(m: aether_mat3f) -> aether_mat3f {
     let s: f32 = (1.0f / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-    var out: aether_mat3f;
-    out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-    out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
-    out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-    out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
-    out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-    out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
-    out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-    out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
-    out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-    return out;
+    var aether_out: aether_mat3f;
+    aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
+    aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0f) * s);
+    aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
+    aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0f) * s);
+    aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
+    aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0f) * s);
+    aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
+    aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0f) * s);
+    aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
+    return aether_out;
 }
 
 // Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -1151,24 +1151,24 @@ fn aether_mat3f_inverse_adjugate(m: aether_mat3f) -> aether_mat3f {
 //     out[r][c] = (r + c == 1 || r + c == 3 || r + c == 5 ? determinant(minor(m, c, r)) * -1 : determinant(minor(m, c, r))) * s
 fn aether_mat4f_inverse_adjugate(m: aether_mat4f) -> aether_mat4f {
     let s: f32 = (1.0f / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-    var out: aether_mat4f;
-    out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-    out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
-    out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-    out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
-    out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
-    out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-    out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
-    out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-    out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-    out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-    out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
-    out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
-    out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
-    out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-    return out;
+    var aether_out: aether_mat4f;
+    aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
+    aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0f) * s);
+    aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
+    aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0f) * s);
+    aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
+    aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
+    aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
+    aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0f) * s);
+    aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
+    aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0f) * s);
+    aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
+    return aether_out;
 }
 
 // The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -1208,10 +1208,10 @@ fn aether_f32_two_sum(a: f32, b: f32) -> aether_pairf {
     let two_sum_err_ab: f32 = aether_barrier_f32((aether_barrier_f32((x - aether_barrier_f32((two_sum_err_t - two_sum_err_bv)))) + aether_barrier_f32((y - two_sum_err_bv))));
     let two_sum_err_av: f32 = aether_barrier_f32((two_sum_err_t - y));
     let two_sum_err_ba: f32 = aether_barrier_f32((aether_barrier_f32((y - aether_barrier_f32((two_sum_err_t - two_sum_err_av)))) + aether_barrier_f32((x - two_sum_err_av))));
-    var out: aether_pairf;
-    out.hi = s;
-    out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
-    return out;
+    var aether_out: aether_pairf;
+    aether_out.hi = s;
+    aether_out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
+    return aether_out;
 }
 
 // Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -1232,10 +1232,10 @@ fn aether_pairf_neumaier_add(p: aether_pairf, x: f32) -> aether_pairf {
     let two_sum_err_ab: f32 = aether_barrier_f32((aether_barrier_f32((h - aether_barrier_f32((two_sum_err_t - two_sum_err_bv)))) + aether_barrier_f32((t - two_sum_err_bv))));
     let two_sum_err_av: f32 = aether_barrier_f32((two_sum_err_t - t));
     let two_sum_err_ba: f32 = aether_barrier_f32((aether_barrier_f32((t - aether_barrier_f32((two_sum_err_t - two_sum_err_av)))) + aether_barrier_f32((h - two_sum_err_av))));
-    var out: aether_pairf;
-    out.hi = s;
-    out.comp = aether_barrier_f32((c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)));
-    return out;
+    var aether_out: aether_pairf;
+    aether_out.hi = s;
+    aether_out.comp = aether_barrier_f32((c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)));
+    return aether_out;
 }
 
 // Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -1254,10 +1254,10 @@ fn aether_pairf_combine(a: aether_pairf, b: aether_pairf) -> aether_pairf {
     let two_sum_err_ab: f32 = aether_barrier_f32((aether_barrier_f32((x - aether_barrier_f32((two_sum_err_t - two_sum_err_bv)))) + aether_barrier_f32((y - two_sum_err_bv))));
     let two_sum_err_av: f32 = aether_barrier_f32((two_sum_err_t - y));
     let two_sum_err_ba: f32 = aether_barrier_f32((aether_barrier_f32((y - aether_barrier_f32((two_sum_err_t - two_sum_err_av)))) + aether_barrier_f32((x - two_sum_err_av))));
-    var out: aether_pairf;
-    out.hi = s;
-    out.comp = aether_barrier_f32((aether_barrier_f32((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp))) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)));
-    return out;
+    var aether_out: aether_pairf;
+    aether_out.hi = s;
+    aether_out.comp = aether_barrier_f32((aether_barrier_f32((aether_barrier_f32(a.comp) + aether_barrier_f32(b.comp))) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)));
+    return aether_out;
 }
 
 // The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
@@ -1382,10 +1382,10 @@ fn aether_f32_sincos(a: f32) -> aether_vec2f {
     let q: f32 = aether_barrier_f32((reduce_half_pi_k - (4.0f * fq)));
     let sn: f32 = select(select(select(select((cr * -1.0f), (sr * -1.0f), (q == 2.0f)), cr, (q == 1.0f)), sr, (q == 0.0f)), a, (a == 0.0f));
     let cs: f32 = select(select(select(sr, (cr * -1.0f), (q == 2.0f)), (sr * -1.0f), (q == 1.0f)), cr, (q == 0.0f));
-    var out: aether_vec2f;
-    out.x = sn;
-    out.y = cs;
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = sn;
+    aether_out.y = cs;
+    return aether_out;
 }
 
 // sin a: sincos(a).x, so the same bits as sincos.
@@ -2196,12 +2196,12 @@ fn aether_quatf_from_axis_angle(axis: aether_vec3f, angle: f32) -> aether_quatf 
     let sincos_q: f32 = aether_barrier_f32((reduce_half_pi_k - (4.0f * sincos_fq)));
     let sincos_sn: f32 = select(select(select(select((sincos_cr * -1.0f), (sincos_sr * -1.0f), (sincos_q == 2.0f)), sincos_cr, (sincos_q == 1.0f)), sincos_sr, (sincos_q == 0.0f)), sincos_a_0, (sincos_a_0 == 0.0f));
     let sincos_cs: f32 = select(select(select(sincos_sr, (sincos_cr * -1.0f), (sincos_q == 2.0f)), (sincos_sr * -1.0f), (sincos_q == 1.0f)), sincos_cr, (sincos_q == 0.0f));
-    var out: aether_quatf;
-    out.w = sincos_cs;
-    out.x = (axis.x * sincos_sn);
-    out.y = (axis.y * sincos_sn);
-    out.z = (axis.z * sincos_sn);
-    return out;
+    var aether_out: aether_quatf;
+    aether_out.w = sincos_cs;
+    aether_out.x = (axis.x * sincos_sn);
+    aether_out.y = (axis.y * sincos_sn);
+    aether_out.z = (axis.z * sincos_sn);
+    return aether_out;
 }
 
 // The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
@@ -2312,17 +2312,17 @@ fn aether_mat3f_from_euler_xyz(ax: f32, ay: f32, az: f32) -> aether_mat3f {
     let m12: f32 = ((sincos_sn * sincos_cs_2) * -1.0f);
     let m20: f32 = aether_barrier_f32(((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3)));
     let m21: f32 = aether_barrier_f32((((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3)));
-    var out: aether_mat3f;
-    out.m[0] = m00;
-    out.m[1] = m01;
-    out.m[2] = sincos_sn_2;
-    out.m[3] = m10;
-    out.m[4] = m11;
-    out.m[5] = m12;
-    out.m[6] = m20;
-    out.m[7] = m21;
-    out.m[8] = (sincos_cs * sincos_cs_2);
-    return out;
+    var aether_out: aether_mat3f;
+    aether_out.m[0] = m00;
+    aether_out.m[1] = m01;
+    aether_out.m[2] = sincos_sn_2;
+    aether_out.m[3] = m10;
+    aether_out.m[4] = m11;
+    aether_out.m[5] = m12;
+    aether_out.m[6] = m20;
+    aether_out.m[7] = m21;
+    aether_out.m[8] = (sincos_cs * sincos_cs_2);
+    return aether_out;
 }
 
 // Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) < 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
@@ -2457,12 +2457,12 @@ fn aether_quatf_slerp(a: aether_quatf, b: aether_quatf, t: f32) -> aether_quatf 
     let sincos_q_3: f32 = aether_barrier_f32((reduce_half_pi_k_3 - (4.0f * sincos_fq_3)));
     let sincos_sn_3: f32 = select(select(select(select((sincos_cr_3 * -1.0f), (sincos_sr_3 * -1.0f), (sincos_q_3 == 2.0f)), sincos_cr_3, (sincos_q_3 == 1.0f)), sincos_sr_3, (sincos_q_3 == 0.0f)), th, (th == 0.0f));
     let r: f32 = (1.0f / sincos_sn_3);
-    var out: aether_quatf;
-    out.w = select((aether_barrier_f32(((a.w * sincos_sn) + (c_w * sincos_sn_2))) * r), nl_w, (d > 0.99951171875f));
-    out.x = select((aether_barrier_f32(((a.x * sincos_sn) + (c_x * sincos_sn_2))) * r), nl_x, (d > 0.99951171875f));
-    out.y = select((aether_barrier_f32(((a.y * sincos_sn) + (c_y * sincos_sn_2))) * r), nl_y, (d > 0.99951171875f));
-    out.z = select((aether_barrier_f32(((a.z * sincos_sn) + (c_z * sincos_sn_2))) * r), nl_z, (d > 0.99951171875f));
-    return out;
+    var aether_out: aether_quatf;
+    aether_out.w = select((aether_barrier_f32(((a.w * sincos_sn) + (c_w * sincos_sn_2))) * r), nl_w, (d > 0.99951171875f));
+    aether_out.x = select((aether_barrier_f32(((a.x * sincos_sn) + (c_x * sincos_sn_2))) * r), nl_x, (d > 0.99951171875f));
+    aether_out.y = select((aether_barrier_f32(((a.y * sincos_sn) + (c_y * sincos_sn_2))) * r), nl_y, (d > 0.99951171875f));
+    aether_out.z = select((aether_barrier_f32(((a.z * sincos_sn) + (c_z * sincos_sn_2))) * r), nl_z, (d > 0.99951171875f));
+    return aether_out;
 }
 
 // The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -2483,12 +2483,12 @@ fn aether_f32_jacobi_rotation(app: f32, aqq: f32, apq: f32) -> aether_rotationf 
     let t: f32 = select(t0, 0.0f, (apq == 0.0f));
     let c: f32 = (1.0f / sqrt(((t * t) + 1.0f)));
     let s: f32 = (t * c);
-    var out: aether_rotationf;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = (s / (1.0f + c));
-    return out;
+    var aether_out: aether_rotationf;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = (s / (1.0f + c));
+    return aether_out;
 }
 
 // A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
@@ -2496,10 +2496,10 @@ fn aether_f32_jacobi_rotation(app: f32, aqq: f32, apq: f32) -> aether_rotationf 
 //     out.x = g - r.s * (h + r.tau * g)
 //     out.y = h + r.s * (g - r.tau * h)
 fn aether_f32_jacobi_update(g: f32, h: f32, r: aether_rotationf) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (g - (r.s * (h + (r.tau * g))));
-    out.y = (h + (r.s * (g - (r.tau * h))));
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (g - (r.s * (h + (r.tau * g))));
+    aether_out.y = (h + (r.s * (g - (r.tau * h))));
+    return aether_out;
 }
 
 // The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
@@ -2507,10 +2507,10 @@ fn aether_f32_jacobi_update(g: f32, h: f32, r: aether_rotationf) -> aether_vec2f
 //     out.x = app - r.t * apq
 //     out.y = aqq + r.t * apq
 fn aether_f32_jacobi_diag(app: f32, aqq: f32, apq: f32, r: aether_rotationf) -> aether_vec2f {
-    var out: aether_vec2f;
-    out.x = (app - (r.t * apq));
-    out.y = (aqq + (r.t * apq));
-    return out;
+    var aether_out: aether_vec2f;
+    aether_out.x = (app - (r.t * apq));
+    aether_out.y = (aqq + (r.t * apq));
+    return aether_out;
 }
 
 // The per-lane linear algebra of 2x2 f32 matrices on row-major arrays ([rules.linalg]): helper.

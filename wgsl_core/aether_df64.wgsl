@@ -311,140 +311,140 @@ fn aether_f64_sign(a: aether_df64) -> aether_df64 {
 
 // Componentwise a + b.
 fn aether_vec2d_add(a: aether_vec2d, b: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
-    out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
+    aether_out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
+    return aether_out;
 }
 
 // Componentwise a + b.
 fn aether_vec3d_add(a: aether_vec3d, b: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
-    out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
-    out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
+    aether_out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
+    aether_out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
+    return aether_out;
 }
 
 // Componentwise a + b.
 fn aether_vec4d_add(a: aether_vec4d, b: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
-    out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
-    out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
-    out.w = aether_df64_add(aether_df64_renorm(a.w), aether_df64_renorm(b.w));
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
+    aether_out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
+    aether_out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
+    aether_out.w = aether_df64_add(aether_df64_renorm(a.w), aether_df64_renorm(b.w));
+    return aether_out;
 }
 
 // Componentwise a - b.
 fn aether_vec2d_sub(a: aether_vec2d, b: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_sub(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
-    out.y = aether_df64_sub(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_sub(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
+    aether_out.y = aether_df64_sub(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
+    return aether_out;
 }
 
 // Componentwise a - b.
 fn aether_vec3d_sub(a: aether_vec3d, b: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_sub(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
-    out.y = aether_df64_sub(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
-    out.z = aether_df64_sub(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_sub(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
+    aether_out.y = aether_df64_sub(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
+    aether_out.z = aether_df64_sub(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
+    return aether_out;
 }
 
 // Componentwise a - b.
 fn aether_vec4d_sub(a: aether_vec4d, b: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_sub(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
-    out.y = aether_df64_sub(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
-    out.z = aether_df64_sub(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
-    out.w = aether_df64_sub(aether_df64_renorm(a.w), aether_df64_renorm(b.w));
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_sub(aether_df64_renorm(a.x), aether_df64_renorm(b.x));
+    aether_out.y = aether_df64_sub(aether_df64_renorm(a.y), aether_df64_renorm(b.y));
+    aether_out.z = aether_df64_sub(aether_df64_renorm(a.z), aether_df64_renorm(b.z));
+    aether_out.w = aether_df64_sub(aether_df64_renorm(a.w), aether_df64_renorm(b.w));
+    return aether_out;
 }
 
 // Componentwise a * b.
 fn aether_vec2d_mul(a: aether_vec2d, b: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_mul(a.x, b.x);
-    out.y = aether_df64_mul(a.y, b.y);
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_mul(a.x, b.x);
+    aether_out.y = aether_df64_mul(a.y, b.y);
+    return aether_out;
 }
 
 // Componentwise a * b.
 fn aether_vec3d_mul(a: aether_vec3d, b: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_mul(a.x, b.x);
-    out.y = aether_df64_mul(a.y, b.y);
-    out.z = aether_df64_mul(a.z, b.z);
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_mul(a.x, b.x);
+    aether_out.y = aether_df64_mul(a.y, b.y);
+    aether_out.z = aether_df64_mul(a.z, b.z);
+    return aether_out;
 }
 
 // Componentwise a * b.
 fn aether_vec4d_mul(a: aether_vec4d, b: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_mul(a.x, b.x);
-    out.y = aether_df64_mul(a.y, b.y);
-    out.z = aether_df64_mul(a.z, b.z);
-    out.w = aether_df64_mul(a.w, b.w);
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_mul(a.x, b.x);
+    aether_out.y = aether_df64_mul(a.y, b.y);
+    aether_out.z = aether_df64_mul(a.z, b.z);
+    aether_out.w = aether_df64_mul(a.w, b.w);
+    return aether_out;
 }
 
 // Scale by a scalar: s * a[i].
 fn aether_vec2d_scale(a: aether_vec2d, s: aether_df64) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_mul(s, a.x);
-    out.y = aether_df64_mul(s, a.y);
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_mul(s, a.x);
+    aether_out.y = aether_df64_mul(s, a.y);
+    return aether_out;
 }
 
 // Scale by a scalar: s * a[i].
 fn aether_vec3d_scale(a: aether_vec3d, s: aether_df64) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_mul(s, a.x);
-    out.y = aether_df64_mul(s, a.y);
-    out.z = aether_df64_mul(s, a.z);
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_mul(s, a.x);
+    aether_out.y = aether_df64_mul(s, a.y);
+    aether_out.z = aether_df64_mul(s, a.z);
+    return aether_out;
 }
 
 // Scale by a scalar: s * a[i].
 fn aether_vec4d_scale(a: aether_vec4d, s: aether_df64) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_mul(s, a.x);
-    out.y = aether_df64_mul(s, a.y);
-    out.z = aether_df64_mul(s, a.z);
-    out.w = aether_df64_mul(s, a.w);
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_mul(s, a.x);
+    aether_out.y = aether_df64_mul(s, a.y);
+    aether_out.z = aether_df64_mul(s, a.z);
+    aether_out.w = aether_df64_mul(s, a.w);
+    return aether_out;
 }
 
 // Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
 fn aether_vec2d_div(a: aether_vec2d, s: aether_df64) -> aether_vec2d {
     let r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), aether_df64_renorm(s));
-    var out: aether_vec2d;
-    out.x = aether_df64_mul(r, a.x);
-    out.y = aether_df64_mul(r, a.y);
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_mul(r, a.x);
+    aether_out.y = aether_df64_mul(r, a.y);
+    return aether_out;
 }
 
 // Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
 fn aether_vec3d_div(a: aether_vec3d, s: aether_df64) -> aether_vec3d {
     let r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), aether_df64_renorm(s));
-    var out: aether_vec3d;
-    out.x = aether_df64_mul(r, a.x);
-    out.y = aether_df64_mul(r, a.y);
-    out.z = aether_df64_mul(r, a.z);
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_mul(r, a.x);
+    aether_out.y = aether_df64_mul(r, a.y);
+    aether_out.z = aether_df64_mul(r, a.z);
+    return aether_out;
 }
 
 // Divide by a scalar: one reciprocal r = 1/s, then r * a[i]; not a correctly rounded division per component.
 fn aether_vec4d_div(a: aether_vec4d, s: aether_df64) -> aether_vec4d {
     let r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), aether_df64_renorm(s));
-    var out: aether_vec4d;
-    out.x = aether_df64_mul(r, a.x);
-    out.y = aether_df64_mul(r, a.y);
-    out.z = aether_df64_mul(r, a.z);
-    out.w = aether_df64_mul(r, a.w);
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_mul(r, a.x);
+    aether_out.y = aether_df64_mul(r, a.y);
+    aether_out.z = aether_df64_mul(r, a.z);
+    aether_out.w = aether_df64_mul(r, a.w);
+    return aether_out;
 }
 
 // Negation spelled a * -1.
@@ -454,29 +454,29 @@ fn aether_f64_neg(a: aether_df64) -> aether_df64 {
 
 // Negation spelled a * -1.
 fn aether_vec2d_neg(a: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
-    out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
+    aether_out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
+    return aether_out;
 }
 
 // Negation spelled a * -1.
 fn aether_vec3d_neg(a: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
-    out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
-    out.z = aether_df64_mul(a.z, aether_df64(-1.0f, 0.0f));
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
+    aether_out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
+    aether_out.z = aether_df64_mul(a.z, aether_df64(-1.0f, 0.0f));
+    return aether_out;
 }
 
 // Negation spelled a * -1.
 fn aether_vec4d_neg(a: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
-    out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
-    out.z = aether_df64_mul(a.z, aether_df64(-1.0f, 0.0f));
-    out.w = aether_df64_mul(a.w, aether_df64(-1.0f, 0.0f));
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
+    aether_out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
+    aether_out.z = aether_df64_mul(a.z, aether_df64(-1.0f, 0.0f));
+    aether_out.w = aether_df64_mul(a.w, aether_df64(-1.0f, 0.0f));
+    return aether_out;
 }
 
 // Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -486,110 +486,110 @@ fn aether_f64_abs(a: aether_df64) -> aether_df64 {
 
 // Absolute value (fabs): clears the sign bit, NaN payload kept.
 fn aether_vec2d_abs(a: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_abs(a.x);
-    out.y = aether_df64_abs(a.y);
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_abs(a.x);
+    aether_out.y = aether_df64_abs(a.y);
+    return aether_out;
 }
 
 // Absolute value (fabs): clears the sign bit, NaN payload kept.
 fn aether_vec3d_abs(a: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_abs(a.x);
-    out.y = aether_df64_abs(a.y);
-    out.z = aether_df64_abs(a.z);
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_abs(a.x);
+    aether_out.y = aether_df64_abs(a.y);
+    aether_out.z = aether_df64_abs(a.z);
+    return aether_out;
 }
 
 // Absolute value (fabs): clears the sign bit, NaN payload kept.
 fn aether_vec4d_abs(a: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_abs(a.x);
-    out.y = aether_df64_abs(a.y);
-    out.z = aether_df64_abs(a.z);
-    out.w = aether_df64_abs(a.w);
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_abs(a.x);
+    aether_out.y = aether_df64_abs(a.y);
+    aether_out.z = aether_df64_abs(a.z);
+    aether_out.w = aether_df64_abs(a.w);
+    return aether_out;
 }
 
 // Componentwise C fmin.
 fn aether_vec2d_min(a: aether_vec2d, b: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_fmin(a.x, b.x);
-    out.y = aether_df64_fmin(a.y, b.y);
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_fmin(a.x, b.x);
+    aether_out.y = aether_df64_fmin(a.y, b.y);
+    return aether_out;
 }
 
 // Componentwise C fmin.
 fn aether_vec3d_min(a: aether_vec3d, b: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_fmin(a.x, b.x);
-    out.y = aether_df64_fmin(a.y, b.y);
-    out.z = aether_df64_fmin(a.z, b.z);
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_fmin(a.x, b.x);
+    aether_out.y = aether_df64_fmin(a.y, b.y);
+    aether_out.z = aether_df64_fmin(a.z, b.z);
+    return aether_out;
 }
 
 // Componentwise C fmin.
 fn aether_vec4d_min(a: aether_vec4d, b: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_fmin(a.x, b.x);
-    out.y = aether_df64_fmin(a.y, b.y);
-    out.z = aether_df64_fmin(a.z, b.z);
-    out.w = aether_df64_fmin(a.w, b.w);
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_fmin(a.x, b.x);
+    aether_out.y = aether_df64_fmin(a.y, b.y);
+    aether_out.z = aether_df64_fmin(a.z, b.z);
+    aether_out.w = aether_df64_fmin(a.w, b.w);
+    return aether_out;
 }
 
 // Componentwise C fmax.
 fn aether_vec2d_max(a: aether_vec2d, b: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_fmax(a.x, b.x);
-    out.y = aether_df64_fmax(a.y, b.y);
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_fmax(a.x, b.x);
+    aether_out.y = aether_df64_fmax(a.y, b.y);
+    return aether_out;
 }
 
 // Componentwise C fmax.
 fn aether_vec3d_max(a: aether_vec3d, b: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_fmax(a.x, b.x);
-    out.y = aether_df64_fmax(a.y, b.y);
-    out.z = aether_df64_fmax(a.z, b.z);
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_fmax(a.x, b.x);
+    aether_out.y = aether_df64_fmax(a.y, b.y);
+    aether_out.z = aether_df64_fmax(a.z, b.z);
+    return aether_out;
 }
 
 // Componentwise C fmax.
 fn aether_vec4d_max(a: aether_vec4d, b: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_fmax(a.x, b.x);
-    out.y = aether_df64_fmax(a.y, b.y);
-    out.z = aether_df64_fmax(a.z, b.z);
-    out.w = aether_df64_fmax(a.w, b.w);
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_fmax(a.x, b.x);
+    aether_out.y = aether_df64_fmax(a.y, b.y);
+    aether_out.z = aether_df64_fmax(a.z, b.z);
+    aether_out.w = aether_df64_fmax(a.w, b.w);
+    return aether_out;
 }
 
 // Linear interpolation a + t * (b - a), per component, in that order.
 fn aether_vec2d_lerp(a: aether_vec2d, b: aether_vec2d, t: aether_df64) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.x), aether_df64_renorm(a.x))));
-    out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.y), aether_df64_renorm(a.y))));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.x), aether_df64_renorm(a.x))));
+    aether_out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.y), aether_df64_renorm(a.y))));
+    return aether_out;
 }
 
 // Linear interpolation a + t * (b - a), per component, in that order.
 fn aether_vec3d_lerp(a: aether_vec3d, b: aether_vec3d, t: aether_df64) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.x), aether_df64_renorm(a.x))));
-    out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.y), aether_df64_renorm(a.y))));
-    out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.z), aether_df64_renorm(a.z))));
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.x), aether_df64_renorm(a.x))));
+    aether_out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.y), aether_df64_renorm(a.y))));
+    aether_out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.z), aether_df64_renorm(a.z))));
+    return aether_out;
 }
 
 // Linear interpolation a + t * (b - a), per component, in that order.
 fn aether_vec4d_lerp(a: aether_vec4d, b: aether_vec4d, t: aether_df64) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.x), aether_df64_renorm(a.x))));
-    out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.y), aether_df64_renorm(a.y))));
-    out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.z), aether_df64_renorm(a.z))));
-    out.w = aether_df64_add(aether_df64_renorm(a.w), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.w), aether_df64_renorm(a.w))));
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_add(aether_df64_renorm(a.x), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.x), aether_df64_renorm(a.x))));
+    aether_out.y = aether_df64_add(aether_df64_renorm(a.y), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.y), aether_df64_renorm(a.y))));
+    aether_out.z = aether_df64_add(aether_df64_renorm(a.z), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.z), aether_df64_renorm(a.z))));
+    aether_out.w = aether_df64_add(aether_df64_renorm(a.w), aether_df64_mul(t, aether_df64_sub(aether_df64_renorm(b.w), aether_df64_renorm(a.w))));
+    return aether_out;
 }
 
 // Sum of the components: the fold of a[k].
@@ -688,10 +688,10 @@ fn aether_vec2d_normalize(a: aether_vec2d) -> aether_vec2d {
     let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), n);
     let d_x: aether_df64 = aether_df64_mul(div_r, a.x);
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
-    var out: aether_vec2d;
-    out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    return aether_out;
 }
 
 // Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -701,11 +701,11 @@ fn aether_vec3d_normalize(a: aether_vec3d) -> aether_vec3d {
     let d_x: aether_df64 = aether_df64_mul(div_r, a.x);
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
     let d_z: aether_df64 = aether_df64_mul(div_r, a.z);
-    var out: aether_vec3d;
-    out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    return aether_out;
 }
 
 // Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -716,12 +716,12 @@ fn aether_vec4d_normalize(a: aether_vec4d) -> aether_vec4d {
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
     let d_z: aether_df64 = aether_df64_mul(div_r, a.z);
     let d_w: aether_df64 = aether_df64_mul(div_r, a.w);
-    var out: aether_vec4d;
-    out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.w = select(a.w, d_w, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.w = select(a.w, d_w, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    return aether_out;
 }
 
 // Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -732,41 +732,41 @@ fn aether_quatd_normalize(a: aether_quatd) -> aether_quatd {
     let d_x: aether_df64 = aether_df64_mul(div_r, a.x);
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
     let d_z: aether_df64 = aether_df64_mul(div_r, a.z);
-    var out: aether_quatd;
-    out.w = select(a.w, d_w, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    return out;
+    var aether_out: aether_quatd;
+    aether_out.w = select(a.w, d_w, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    return aether_out;
 }
 
 // Cross product, each component a*b - c*d rounded product by product.
 fn aether_vec3d_cross(a: aether_vec3d, b: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_sub(aether_df64_mul(a.y, b.z), aether_df64_mul(a.z, b.y));
-    out.y = aether_df64_sub(aether_df64_mul(a.z, b.x), aether_df64_mul(a.x, b.z));
-    out.z = aether_df64_sub(aether_df64_mul(a.x, b.y), aether_df64_mul(a.y, b.x));
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_sub(aether_df64_mul(a.y, b.z), aether_df64_mul(a.z, b.y));
+    aether_out.y = aether_df64_sub(aether_df64_mul(a.z, b.x), aether_df64_mul(a.x, b.z));
+    aether_out.z = aether_df64_sub(aether_df64_mul(a.x, b.y), aether_df64_mul(a.y, b.x));
+    return aether_out;
 }
 
 // Hamilton product a b, each component a left-to-right chain of four rounded products.
 fn aether_quatd_mul(a: aether_quatd, b: aether_quatd) -> aether_quatd {
-    var out: aether_quatd;
-    out.w = aether_df64_sub(aether_df64_sub(aether_df64_sub(aether_df64_mul(a.w, b.w), aether_df64_mul(a.x, b.x)), aether_df64_mul(a.y, b.y)), aether_df64_mul(a.z, b.z));
-    out.x = aether_df64_sub(aether_df64_add(aether_df64_add(aether_df64_mul(a.w, b.x), aether_df64_mul(a.x, b.w)), aether_df64_mul(a.y, b.z)), aether_df64_mul(a.z, b.y));
-    out.y = aether_df64_add(aether_df64_add(aether_df64_sub(aether_df64_mul(a.w, b.y), aether_df64_mul(a.x, b.z)), aether_df64_mul(a.y, b.w)), aether_df64_mul(a.z, b.x));
-    out.z = aether_df64_add(aether_df64_sub(aether_df64_add(aether_df64_mul(a.w, b.z), aether_df64_mul(a.x, b.y)), aether_df64_mul(a.y, b.x)), aether_df64_mul(a.z, b.w));
-    return out;
+    var aether_out: aether_quatd;
+    aether_out.w = aether_df64_sub(aether_df64_sub(aether_df64_sub(aether_df64_mul(a.w, b.w), aether_df64_mul(a.x, b.x)), aether_df64_mul(a.y, b.y)), aether_df64_mul(a.z, b.z));
+    aether_out.x = aether_df64_sub(aether_df64_add(aether_df64_add(aether_df64_mul(a.w, b.x), aether_df64_mul(a.x, b.w)), aether_df64_mul(a.y, b.z)), aether_df64_mul(a.z, b.y));
+    aether_out.y = aether_df64_add(aether_df64_add(aether_df64_sub(aether_df64_mul(a.w, b.y), aether_df64_mul(a.x, b.z)), aether_df64_mul(a.y, b.w)), aether_df64_mul(a.z, b.x));
+    aether_out.z = aether_df64_add(aether_df64_sub(aether_df64_add(aether_df64_mul(a.w, b.z), aether_df64_mul(a.x, b.y)), aether_df64_mul(a.y, b.x)), aether_df64_mul(a.z, b.w));
+    return aether_out;
 }
 
 // Conjugate (w, -x, -y, -z), each negation spelled x * -1.
 fn aether_quatd_conjugate(a: aether_quatd) -> aether_quatd {
-    var out: aether_quatd;
-    out.w = a.w;
-    out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
-    out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
-    out.z = aether_df64_mul(a.z, aether_df64(-1.0f, 0.0f));
-    return out;
+    var aether_out: aether_quatd;
+    aether_out.w = a.w;
+    aether_out.x = aether_df64_mul(a.x, aether_df64(-1.0f, 0.0f));
+    aether_out.y = aether_df64_mul(a.y, aether_df64(-1.0f, 0.0f));
+    aether_out.z = aether_df64_mul(a.z, aether_df64(-1.0f, 0.0f));
+    return aether_out;
 }
 
 // Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -786,179 +786,179 @@ fn aether_quatd_rotate(q: aether_quatd, v: aether_vec3d) -> aether_vec3d {
     let add_b_x_2: aether_df64 = aether_df64_sub(aether_df64_mul(q.y, t_z), aether_df64_mul(q.z, t_y));
     let add_b_y_2: aether_df64 = aether_df64_sub(aether_df64_mul(q.z, t_x), aether_df64_mul(q.x, t_z));
     let add_b_z_2: aether_df64 = aether_df64_sub(aether_df64_mul(q.x, t_y), aether_df64_mul(q.y, t_x));
-    var out: aether_vec3d;
-    out.x = aether_df64_add(add_a_x, add_b_x_2);
-    out.y = aether_df64_add(add_a_y, add_b_y_2);
-    out.z = aether_df64_add(add_a_z, add_b_z_2);
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_add(add_a_x, add_b_x_2);
+    aether_out.y = aether_df64_add(add_a_y, add_b_y_2);
+    aether_out.z = aether_df64_add(add_a_z, add_b_z_2);
+    return aether_out;
 }
 
 // Matrix times column vector: row r is the fold of m[r][k] * v[k].
 fn aether_mat2d_mul_vec(m: aether_mat2d, v: aether_vec2d) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_add(aether_df64_mul(m.m[1], v.y), aether_df64_mul(m.m[0], v.x));
-    out.y = aether_df64_add(aether_df64_mul(m.m[3], v.y), aether_df64_mul(m.m[2], v.x));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_add(aether_df64_mul(m.m[1], v.y), aether_df64_mul(m.m[0], v.x));
+    aether_out.y = aether_df64_add(aether_df64_mul(m.m[3], v.y), aether_df64_mul(m.m[2], v.x));
+    return aether_out;
 }
 
 // Matrix times column vector: row r is the fold of m[r][k] * v[k].
 fn aether_mat3d_mul_vec(m: aether_mat3d, v: aether_vec3d) -> aether_vec3d {
-    var out: aether_vec3d;
-    out.x = aether_df64_add(aether_df64_mul(m.m[2], v.z), aether_df64_add(aether_df64_mul(m.m[1], v.y), aether_df64_mul(m.m[0], v.x)));
-    out.y = aether_df64_add(aether_df64_mul(m.m[5], v.z), aether_df64_add(aether_df64_mul(m.m[4], v.y), aether_df64_mul(m.m[3], v.x)));
-    out.z = aether_df64_add(aether_df64_mul(m.m[8], v.z), aether_df64_add(aether_df64_mul(m.m[7], v.y), aether_df64_mul(m.m[6], v.x)));
-    return out;
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_add(aether_df64_mul(m.m[2], v.z), aether_df64_add(aether_df64_mul(m.m[1], v.y), aether_df64_mul(m.m[0], v.x)));
+    aether_out.y = aether_df64_add(aether_df64_mul(m.m[5], v.z), aether_df64_add(aether_df64_mul(m.m[4], v.y), aether_df64_mul(m.m[3], v.x)));
+    aether_out.z = aether_df64_add(aether_df64_mul(m.m[8], v.z), aether_df64_add(aether_df64_mul(m.m[7], v.y), aether_df64_mul(m.m[6], v.x)));
+    return aether_out;
 }
 
 // Matrix times column vector: row r is the fold of m[r][k] * v[k].
 fn aether_mat4d_mul_vec(m: aether_mat4d, v: aether_vec4d) -> aether_vec4d {
-    var out: aether_vec4d;
-    out.x = aether_df64_add(aether_df64_mul(m.m[3], v.w), aether_df64_add(aether_df64_mul(m.m[2], v.z), aether_df64_add(aether_df64_mul(m.m[1], v.y), aether_df64_mul(m.m[0], v.x))));
-    out.y = aether_df64_add(aether_df64_mul(m.m[7], v.w), aether_df64_add(aether_df64_mul(m.m[6], v.z), aether_df64_add(aether_df64_mul(m.m[5], v.y), aether_df64_mul(m.m[4], v.x))));
-    out.z = aether_df64_add(aether_df64_mul(m.m[11], v.w), aether_df64_add(aether_df64_mul(m.m[10], v.z), aether_df64_add(aether_df64_mul(m.m[9], v.y), aether_df64_mul(m.m[8], v.x))));
-    out.w = aether_df64_add(aether_df64_mul(m.m[15], v.w), aether_df64_add(aether_df64_mul(m.m[14], v.z), aether_df64_add(aether_df64_mul(m.m[13], v.y), aether_df64_mul(m.m[12], v.x))));
-    return out;
+    var aether_out: aether_vec4d;
+    aether_out.x = aether_df64_add(aether_df64_mul(m.m[3], v.w), aether_df64_add(aether_df64_mul(m.m[2], v.z), aether_df64_add(aether_df64_mul(m.m[1], v.y), aether_df64_mul(m.m[0], v.x))));
+    aether_out.y = aether_df64_add(aether_df64_mul(m.m[7], v.w), aether_df64_add(aether_df64_mul(m.m[6], v.z), aether_df64_add(aether_df64_mul(m.m[5], v.y), aether_df64_mul(m.m[4], v.x))));
+    aether_out.z = aether_df64_add(aether_df64_mul(m.m[11], v.w), aether_df64_add(aether_df64_mul(m.m[10], v.z), aether_df64_add(aether_df64_mul(m.m[9], v.y), aether_df64_mul(m.m[8], v.x))));
+    aether_out.w = aether_df64_add(aether_df64_mul(m.m[15], v.w), aether_df64_add(aether_df64_mul(m.m[14], v.z), aether_df64_add(aether_df64_mul(m.m[13], v.y), aether_df64_mul(m.m[12], v.x))));
+    return aether_out;
 }
 
 // Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
 fn aether_mat2d_mul(a: aether_mat2d, b: aether_mat2d) -> aether_mat2d {
-    var out: aether_mat2d;
-    out.m[0] = aether_df64_add(aether_df64_mul(a.m[1], b.m[2]), aether_df64_mul(a.m[0], b.m[0]));
-    out.m[1] = aether_df64_add(aether_df64_mul(a.m[1], b.m[3]), aether_df64_mul(a.m[0], b.m[1]));
-    out.m[2] = aether_df64_add(aether_df64_mul(a.m[3], b.m[2]), aether_df64_mul(a.m[2], b.m[0]));
-    out.m[3] = aether_df64_add(aether_df64_mul(a.m[3], b.m[3]), aether_df64_mul(a.m[2], b.m[1]));
-    return out;
+    var aether_out: aether_mat2d;
+    aether_out.m[0] = aether_df64_add(aether_df64_mul(a.m[1], b.m[2]), aether_df64_mul(a.m[0], b.m[0]));
+    aether_out.m[1] = aether_df64_add(aether_df64_mul(a.m[1], b.m[3]), aether_df64_mul(a.m[0], b.m[1]));
+    aether_out.m[2] = aether_df64_add(aether_df64_mul(a.m[3], b.m[2]), aether_df64_mul(a.m[2], b.m[0]));
+    aether_out.m[3] = aether_df64_add(aether_df64_mul(a.m[3], b.m[3]), aether_df64_mul(a.m[2], b.m[1]));
+    return aether_out;
 }
 
 // Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
 fn aether_mat3d_mul(a: aether_mat3d, b: aether_mat3d) -> aether_mat3d {
-    var out: aether_mat3d;
-    out.m[0] = aether_df64_add(aether_df64_mul(a.m[2], b.m[6]), aether_df64_add(aether_df64_mul(a.m[1], b.m[3]), aether_df64_mul(a.m[0], b.m[0])));
-    out.m[1] = aether_df64_add(aether_df64_mul(a.m[2], b.m[7]), aether_df64_add(aether_df64_mul(a.m[1], b.m[4]), aether_df64_mul(a.m[0], b.m[1])));
-    out.m[2] = aether_df64_add(aether_df64_mul(a.m[2], b.m[8]), aether_df64_add(aether_df64_mul(a.m[1], b.m[5]), aether_df64_mul(a.m[0], b.m[2])));
-    out.m[3] = aether_df64_add(aether_df64_mul(a.m[5], b.m[6]), aether_df64_add(aether_df64_mul(a.m[4], b.m[3]), aether_df64_mul(a.m[3], b.m[0])));
-    out.m[4] = aether_df64_add(aether_df64_mul(a.m[5], b.m[7]), aether_df64_add(aether_df64_mul(a.m[4], b.m[4]), aether_df64_mul(a.m[3], b.m[1])));
-    out.m[5] = aether_df64_add(aether_df64_mul(a.m[5], b.m[8]), aether_df64_add(aether_df64_mul(a.m[4], b.m[5]), aether_df64_mul(a.m[3], b.m[2])));
-    out.m[6] = aether_df64_add(aether_df64_mul(a.m[8], b.m[6]), aether_df64_add(aether_df64_mul(a.m[7], b.m[3]), aether_df64_mul(a.m[6], b.m[0])));
-    out.m[7] = aether_df64_add(aether_df64_mul(a.m[8], b.m[7]), aether_df64_add(aether_df64_mul(a.m[7], b.m[4]), aether_df64_mul(a.m[6], b.m[1])));
-    out.m[8] = aether_df64_add(aether_df64_mul(a.m[8], b.m[8]), aether_df64_add(aether_df64_mul(a.m[7], b.m[5]), aether_df64_mul(a.m[6], b.m[2])));
-    return out;
+    var aether_out: aether_mat3d;
+    aether_out.m[0] = aether_df64_add(aether_df64_mul(a.m[2], b.m[6]), aether_df64_add(aether_df64_mul(a.m[1], b.m[3]), aether_df64_mul(a.m[0], b.m[0])));
+    aether_out.m[1] = aether_df64_add(aether_df64_mul(a.m[2], b.m[7]), aether_df64_add(aether_df64_mul(a.m[1], b.m[4]), aether_df64_mul(a.m[0], b.m[1])));
+    aether_out.m[2] = aether_df64_add(aether_df64_mul(a.m[2], b.m[8]), aether_df64_add(aether_df64_mul(a.m[1], b.m[5]), aether_df64_mul(a.m[0], b.m[2])));
+    aether_out.m[3] = aether_df64_add(aether_df64_mul(a.m[5], b.m[6]), aether_df64_add(aether_df64_mul(a.m[4], b.m[3]), aether_df64_mul(a.m[3], b.m[0])));
+    aether_out.m[4] = aether_df64_add(aether_df64_mul(a.m[5], b.m[7]), aether_df64_add(aether_df64_mul(a.m[4], b.m[4]), aether_df64_mul(a.m[3], b.m[1])));
+    aether_out.m[5] = aether_df64_add(aether_df64_mul(a.m[5], b.m[8]), aether_df64_add(aether_df64_mul(a.m[4], b.m[5]), aether_df64_mul(a.m[3], b.m[2])));
+    aether_out.m[6] = aether_df64_add(aether_df64_mul(a.m[8], b.m[6]), aether_df64_add(aether_df64_mul(a.m[7], b.m[3]), aether_df64_mul(a.m[6], b.m[0])));
+    aether_out.m[7] = aether_df64_add(aether_df64_mul(a.m[8], b.m[7]), aether_df64_add(aether_df64_mul(a.m[7], b.m[4]), aether_df64_mul(a.m[6], b.m[1])));
+    aether_out.m[8] = aether_df64_add(aether_df64_mul(a.m[8], b.m[8]), aether_df64_add(aether_df64_mul(a.m[7], b.m[5]), aether_df64_mul(a.m[6], b.m[2])));
+    return aether_out;
 }
 
 // Matrix product: entry (r, c) is the fold of a[r][k] * b[k][c].
 fn aether_mat4d_mul(a: aether_mat4d, b: aether_mat4d) -> aether_mat4d {
-    var out: aether_mat4d;
-    out.m[0] = aether_df64_add(aether_df64_mul(a.m[3], b.m[12]), aether_df64_add(aether_df64_mul(a.m[2], b.m[8]), aether_df64_add(aether_df64_mul(a.m[1], b.m[4]), aether_df64_mul(a.m[0], b.m[0]))));
-    out.m[1] = aether_df64_add(aether_df64_mul(a.m[3], b.m[13]), aether_df64_add(aether_df64_mul(a.m[2], b.m[9]), aether_df64_add(aether_df64_mul(a.m[1], b.m[5]), aether_df64_mul(a.m[0], b.m[1]))));
-    out.m[2] = aether_df64_add(aether_df64_mul(a.m[3], b.m[14]), aether_df64_add(aether_df64_mul(a.m[2], b.m[10]), aether_df64_add(aether_df64_mul(a.m[1], b.m[6]), aether_df64_mul(a.m[0], b.m[2]))));
-    out.m[3] = aether_df64_add(aether_df64_mul(a.m[3], b.m[15]), aether_df64_add(aether_df64_mul(a.m[2], b.m[11]), aether_df64_add(aether_df64_mul(a.m[1], b.m[7]), aether_df64_mul(a.m[0], b.m[3]))));
-    out.m[4] = aether_df64_add(aether_df64_mul(a.m[7], b.m[12]), aether_df64_add(aether_df64_mul(a.m[6], b.m[8]), aether_df64_add(aether_df64_mul(a.m[5], b.m[4]), aether_df64_mul(a.m[4], b.m[0]))));
-    out.m[5] = aether_df64_add(aether_df64_mul(a.m[7], b.m[13]), aether_df64_add(aether_df64_mul(a.m[6], b.m[9]), aether_df64_add(aether_df64_mul(a.m[5], b.m[5]), aether_df64_mul(a.m[4], b.m[1]))));
-    out.m[6] = aether_df64_add(aether_df64_mul(a.m[7], b.m[14]), aether_df64_add(aether_df64_mul(a.m[6], b.m[10]), aether_df64_add(aether_df64_mul(a.m[5], b.m[6]), aether_df64_mul(a.m[4], b.m[2]))));
-    out.m[7] = aether_df64_add(aether_df64_mul(a.m[7], b.m[15]), aether_df64_add(aether_df64_mul(a.m[6], b.m[11]), aether_df64_add(aether_df64_mul(a.m[5], b.m[7]), aether_df64_mul(a.m[4], b.m[3]))));
-    out.m[8] = aether_df64_add(aether_df64_mul(a.m[11], b.m[12]), aether_df64_add(aether_df64_mul(a.m[10], b.m[8]), aether_df64_add(aether_df64_mul(a.m[9], b.m[4]), aether_df64_mul(a.m[8], b.m[0]))));
-    out.m[9] = aether_df64_add(aether_df64_mul(a.m[11], b.m[13]), aether_df64_add(aether_df64_mul(a.m[10], b.m[9]), aether_df64_add(aether_df64_mul(a.m[9], b.m[5]), aether_df64_mul(a.m[8], b.m[1]))));
-    out.m[10] = aether_df64_add(aether_df64_mul(a.m[11], b.m[14]), aether_df64_add(aether_df64_mul(a.m[10], b.m[10]), aether_df64_add(aether_df64_mul(a.m[9], b.m[6]), aether_df64_mul(a.m[8], b.m[2]))));
-    out.m[11] = aether_df64_add(aether_df64_mul(a.m[11], b.m[15]), aether_df64_add(aether_df64_mul(a.m[10], b.m[11]), aether_df64_add(aether_df64_mul(a.m[9], b.m[7]), aether_df64_mul(a.m[8], b.m[3]))));
-    out.m[12] = aether_df64_add(aether_df64_mul(a.m[15], b.m[12]), aether_df64_add(aether_df64_mul(a.m[14], b.m[8]), aether_df64_add(aether_df64_mul(a.m[13], b.m[4]), aether_df64_mul(a.m[12], b.m[0]))));
-    out.m[13] = aether_df64_add(aether_df64_mul(a.m[15], b.m[13]), aether_df64_add(aether_df64_mul(a.m[14], b.m[9]), aether_df64_add(aether_df64_mul(a.m[13], b.m[5]), aether_df64_mul(a.m[12], b.m[1]))));
-    out.m[14] = aether_df64_add(aether_df64_mul(a.m[15], b.m[14]), aether_df64_add(aether_df64_mul(a.m[14], b.m[10]), aether_df64_add(aether_df64_mul(a.m[13], b.m[6]), aether_df64_mul(a.m[12], b.m[2]))));
-    out.m[15] = aether_df64_add(aether_df64_mul(a.m[15], b.m[15]), aether_df64_add(aether_df64_mul(a.m[14], b.m[11]), aether_df64_add(aether_df64_mul(a.m[13], b.m[7]), aether_df64_mul(a.m[12], b.m[3]))));
-    return out;
+    var aether_out: aether_mat4d;
+    aether_out.m[0] = aether_df64_add(aether_df64_mul(a.m[3], b.m[12]), aether_df64_add(aether_df64_mul(a.m[2], b.m[8]), aether_df64_add(aether_df64_mul(a.m[1], b.m[4]), aether_df64_mul(a.m[0], b.m[0]))));
+    aether_out.m[1] = aether_df64_add(aether_df64_mul(a.m[3], b.m[13]), aether_df64_add(aether_df64_mul(a.m[2], b.m[9]), aether_df64_add(aether_df64_mul(a.m[1], b.m[5]), aether_df64_mul(a.m[0], b.m[1]))));
+    aether_out.m[2] = aether_df64_add(aether_df64_mul(a.m[3], b.m[14]), aether_df64_add(aether_df64_mul(a.m[2], b.m[10]), aether_df64_add(aether_df64_mul(a.m[1], b.m[6]), aether_df64_mul(a.m[0], b.m[2]))));
+    aether_out.m[3] = aether_df64_add(aether_df64_mul(a.m[3], b.m[15]), aether_df64_add(aether_df64_mul(a.m[2], b.m[11]), aether_df64_add(aether_df64_mul(a.m[1], b.m[7]), aether_df64_mul(a.m[0], b.m[3]))));
+    aether_out.m[4] = aether_df64_add(aether_df64_mul(a.m[7], b.m[12]), aether_df64_add(aether_df64_mul(a.m[6], b.m[8]), aether_df64_add(aether_df64_mul(a.m[5], b.m[4]), aether_df64_mul(a.m[4], b.m[0]))));
+    aether_out.m[5] = aether_df64_add(aether_df64_mul(a.m[7], b.m[13]), aether_df64_add(aether_df64_mul(a.m[6], b.m[9]), aether_df64_add(aether_df64_mul(a.m[5], b.m[5]), aether_df64_mul(a.m[4], b.m[1]))));
+    aether_out.m[6] = aether_df64_add(aether_df64_mul(a.m[7], b.m[14]), aether_df64_add(aether_df64_mul(a.m[6], b.m[10]), aether_df64_add(aether_df64_mul(a.m[5], b.m[6]), aether_df64_mul(a.m[4], b.m[2]))));
+    aether_out.m[7] = aether_df64_add(aether_df64_mul(a.m[7], b.m[15]), aether_df64_add(aether_df64_mul(a.m[6], b.m[11]), aether_df64_add(aether_df64_mul(a.m[5], b.m[7]), aether_df64_mul(a.m[4], b.m[3]))));
+    aether_out.m[8] = aether_df64_add(aether_df64_mul(a.m[11], b.m[12]), aether_df64_add(aether_df64_mul(a.m[10], b.m[8]), aether_df64_add(aether_df64_mul(a.m[9], b.m[4]), aether_df64_mul(a.m[8], b.m[0]))));
+    aether_out.m[9] = aether_df64_add(aether_df64_mul(a.m[11], b.m[13]), aether_df64_add(aether_df64_mul(a.m[10], b.m[9]), aether_df64_add(aether_df64_mul(a.m[9], b.m[5]), aether_df64_mul(a.m[8], b.m[1]))));
+    aether_out.m[10] = aether_df64_add(aether_df64_mul(a.m[11], b.m[14]), aether_df64_add(aether_df64_mul(a.m[10], b.m[10]), aether_df64_add(aether_df64_mul(a.m[9], b.m[6]), aether_df64_mul(a.m[8], b.m[2]))));
+    aether_out.m[11] = aether_df64_add(aether_df64_mul(a.m[11], b.m[15]), aether_df64_add(aether_df64_mul(a.m[10], b.m[11]), aether_df64_add(aether_df64_mul(a.m[9], b.m[7]), aether_df64_mul(a.m[8], b.m[3]))));
+    aether_out.m[12] = aether_df64_add(aether_df64_mul(a.m[15], b.m[12]), aether_df64_add(aether_df64_mul(a.m[14], b.m[8]), aether_df64_add(aether_df64_mul(a.m[13], b.m[4]), aether_df64_mul(a.m[12], b.m[0]))));
+    aether_out.m[13] = aether_df64_add(aether_df64_mul(a.m[15], b.m[13]), aether_df64_add(aether_df64_mul(a.m[14], b.m[9]), aether_df64_add(aether_df64_mul(a.m[13], b.m[5]), aether_df64_mul(a.m[12], b.m[1]))));
+    aether_out.m[14] = aether_df64_add(aether_df64_mul(a.m[15], b.m[14]), aether_df64_add(aether_df64_mul(a.m[14], b.m[10]), aether_df64_add(aether_df64_mul(a.m[13], b.m[6]), aether_df64_mul(a.m[12], b.m[2]))));
+    aether_out.m[15] = aether_df64_add(aether_df64_mul(a.m[15], b.m[15]), aether_df64_add(aether_df64_mul(a.m[14], b.m[11]), aether_df64_add(aether_df64_mul(a.m[13], b.m[7]), aether_df64_mul(a.m[12], b.m[3]))));
+    return aether_out;
 }
 
 // Transpose.
 fn aether_mat2d_transpose(m: aether_mat2d) -> aether_mat2d {
-    var out: aether_mat2d;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[2];
-    out.m[2] = m.m[1];
-    out.m[3] = m.m[3];
-    return out;
+    var aether_out: aether_mat2d;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[2];
+    aether_out.m[2] = m.m[1];
+    aether_out.m[3] = m.m[3];
+    return aether_out;
 }
 
 // Transpose.
 fn aether_mat3d_transpose(m: aether_mat3d) -> aether_mat3d {
-    var out: aether_mat3d;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[3];
-    out.m[2] = m.m[6];
-    out.m[3] = m.m[1];
-    out.m[4] = m.m[4];
-    out.m[5] = m.m[7];
-    out.m[6] = m.m[2];
-    out.m[7] = m.m[5];
-    out.m[8] = m.m[8];
-    return out;
+    var aether_out: aether_mat3d;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[3];
+    aether_out.m[2] = m.m[6];
+    aether_out.m[3] = m.m[1];
+    aether_out.m[4] = m.m[4];
+    aether_out.m[5] = m.m[7];
+    aether_out.m[6] = m.m[2];
+    aether_out.m[7] = m.m[5];
+    aether_out.m[8] = m.m[8];
+    return aether_out;
 }
 
 // Transpose.
 fn aether_mat4d_transpose(m: aether_mat4d) -> aether_mat4d {
-    var out: aether_mat4d;
-    out.m[0] = m.m[0];
-    out.m[1] = m.m[4];
-    out.m[2] = m.m[8];
-    out.m[3] = m.m[12];
-    out.m[4] = m.m[1];
-    out.m[5] = m.m[5];
-    out.m[6] = m.m[9];
-    out.m[7] = m.m[13];
-    out.m[8] = m.m[2];
-    out.m[9] = m.m[6];
-    out.m[10] = m.m[10];
-    out.m[11] = m.m[14];
-    out.m[12] = m.m[3];
-    out.m[13] = m.m[7];
-    out.m[14] = m.m[11];
-    out.m[15] = m.m[15];
-    return out;
+    var aether_out: aether_mat4d;
+    aether_out.m[0] = m.m[0];
+    aether_out.m[1] = m.m[4];
+    aether_out.m[2] = m.m[8];
+    aether_out.m[3] = m.m[12];
+    aether_out.m[4] = m.m[1];
+    aether_out.m[5] = m.m[5];
+    aether_out.m[6] = m.m[9];
+    aether_out.m[7] = m.m[13];
+    aether_out.m[8] = m.m[2];
+    aether_out.m[9] = m.m[6];
+    aether_out.m[10] = m.m[10];
+    aether_out.m[11] = m.m[14];
+    aether_out.m[12] = m.m[3];
+    aether_out.m[13] = m.m[7];
+    aether_out.m[14] = m.m[11];
+    aether_out.m[15] = m.m[15];
+    return aether_out;
 }
 
 // The identity matrix (+1 on the diagonal, +0 elsewhere).
 fn aether_mat2d_identity() -> aether_mat2d {
-    var out: aether_mat2d;
-    out.m[0] = aether_df64(1.0f, 0.0f);
-    out.m[1] = aether_df64(0.0f, 0.0f);
-    out.m[2] = aether_df64(0.0f, 0.0f);
-    out.m[3] = aether_df64(1.0f, 0.0f);
-    return out;
+    var aether_out: aether_mat2d;
+    aether_out.m[0] = aether_df64(1.0f, 0.0f);
+    aether_out.m[1] = aether_df64(0.0f, 0.0f);
+    aether_out.m[2] = aether_df64(0.0f, 0.0f);
+    aether_out.m[3] = aether_df64(1.0f, 0.0f);
+    return aether_out;
 }
 
 // The identity matrix (+1 on the diagonal, +0 elsewhere).
 fn aether_mat3d_identity() -> aether_mat3d {
-    var out: aether_mat3d;
-    out.m[0] = aether_df64(1.0f, 0.0f);
-    out.m[1] = aether_df64(0.0f, 0.0f);
-    out.m[2] = aether_df64(0.0f, 0.0f);
-    out.m[3] = aether_df64(0.0f, 0.0f);
-    out.m[4] = aether_df64(1.0f, 0.0f);
-    out.m[5] = aether_df64(0.0f, 0.0f);
-    out.m[6] = aether_df64(0.0f, 0.0f);
-    out.m[7] = aether_df64(0.0f, 0.0f);
-    out.m[8] = aether_df64(1.0f, 0.0f);
-    return out;
+    var aether_out: aether_mat3d;
+    aether_out.m[0] = aether_df64(1.0f, 0.0f);
+    aether_out.m[1] = aether_df64(0.0f, 0.0f);
+    aether_out.m[2] = aether_df64(0.0f, 0.0f);
+    aether_out.m[3] = aether_df64(0.0f, 0.0f);
+    aether_out.m[4] = aether_df64(1.0f, 0.0f);
+    aether_out.m[5] = aether_df64(0.0f, 0.0f);
+    aether_out.m[6] = aether_df64(0.0f, 0.0f);
+    aether_out.m[7] = aether_df64(0.0f, 0.0f);
+    aether_out.m[8] = aether_df64(1.0f, 0.0f);
+    return aether_out;
 }
 
 // The identity matrix (+1 on the diagonal, +0 elsewhere).
 fn aether_mat4d_identity() -> aether_mat4d {
-    var out: aether_mat4d;
-    out.m[0] = aether_df64(1.0f, 0.0f);
-    out.m[1] = aether_df64(0.0f, 0.0f);
-    out.m[2] = aether_df64(0.0f, 0.0f);
-    out.m[3] = aether_df64(0.0f, 0.0f);
-    out.m[4] = aether_df64(0.0f, 0.0f);
-    out.m[5] = aether_df64(1.0f, 0.0f);
-    out.m[6] = aether_df64(0.0f, 0.0f);
-    out.m[7] = aether_df64(0.0f, 0.0f);
-    out.m[8] = aether_df64(0.0f, 0.0f);
-    out.m[9] = aether_df64(0.0f, 0.0f);
-    out.m[10] = aether_df64(1.0f, 0.0f);
-    out.m[11] = aether_df64(0.0f, 0.0f);
-    out.m[12] = aether_df64(0.0f, 0.0f);
-    out.m[13] = aether_df64(0.0f, 0.0f);
-    out.m[14] = aether_df64(0.0f, 0.0f);
-    out.m[15] = aether_df64(1.0f, 0.0f);
-    return out;
+    var aether_out: aether_mat4d;
+    aether_out.m[0] = aether_df64(1.0f, 0.0f);
+    aether_out.m[1] = aether_df64(0.0f, 0.0f);
+    aether_out.m[2] = aether_df64(0.0f, 0.0f);
+    aether_out.m[3] = aether_df64(0.0f, 0.0f);
+    aether_out.m[4] = aether_df64(0.0f, 0.0f);
+    aether_out.m[5] = aether_df64(1.0f, 0.0f);
+    aether_out.m[6] = aether_df64(0.0f, 0.0f);
+    aether_out.m[7] = aether_df64(0.0f, 0.0f);
+    aether_out.m[8] = aether_df64(0.0f, 0.0f);
+    aether_out.m[9] = aether_df64(0.0f, 0.0f);
+    aether_out.m[10] = aether_df64(1.0f, 0.0f);
+    aether_out.m[11] = aether_df64(0.0f, 0.0f);
+    aether_out.m[12] = aether_df64(0.0f, 0.0f);
+    aether_out.m[13] = aether_df64(0.0f, 0.0f);
+    aether_out.m[14] = aether_df64(0.0f, 0.0f);
+    aether_out.m[15] = aether_df64(1.0f, 0.0f);
+    return aether_out;
 }
 
 // Frobenius product: the fold of a[r][c] * b[r][c] in row-major order (r outer).
@@ -994,51 +994,51 @@ fn aether_mat4d_determinant(m: aether_mat4d) -> aether_df64 {
 // Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
 fn aether_mat2d_inverse_adjugate(m: aether_mat2d) -> aether_mat2d {
     let s: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), aether_df64_sub(aether_df64_mul(m.m[0], m.m[3]), aether_df64_mul(m.m[1], m.m[2])));
-    var out: aether_mat2d;
-    out.m[0] = aether_df64_mul(m.m[3], s);
-    out.m[1] = aether_df64_mul(aether_df64_mul(m.m[1], aether_df64(-1.0f, 0.0f)), s);
-    out.m[2] = aether_df64_mul(aether_df64_mul(m.m[2], aether_df64(-1.0f, 0.0f)), s);
-    out.m[3] = aether_df64_mul(m.m[0], s);
-    return out;
+    var aether_out: aether_mat2d;
+    aether_out.m[0] = aether_df64_mul(m.m[3], s);
+    aether_out.m[1] = aether_df64_mul(aether_df64_mul(m.m[1], aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[2] = aether_df64_mul(aether_df64_mul(m.m[2], aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[3] = aether_df64_mul(m.m[0], s);
+    return aether_out;
 }
 
 // Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
 fn aether_mat3d_inverse_adjugate(m: aether_mat3d) -> aether_mat3d {
     let s: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[4], m.m[8]), aether_df64_mul(m.m[5], m.m[7]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[3], m.m[8]), aether_df64_mul(m.m[5], m.m[6])))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[3], m.m[7]), aether_df64_mul(m.m[4], m.m[6])))));
-    var out: aether_mat3d;
-    out.m[0] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[4], m.m[8]), aether_df64_mul(m.m[5], m.m[7])), s);
-    out.m[1] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[1], m.m[8]), aether_df64_mul(m.m[2], m.m[7])), aether_df64(-1.0f, 0.0f)), s);
-    out.m[2] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[1], m.m[5]), aether_df64_mul(m.m[2], m.m[4])), s);
-    out.m[3] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[3], m.m[8]), aether_df64_mul(m.m[5], m.m[6])), aether_df64(-1.0f, 0.0f)), s);
-    out.m[4] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[8]), aether_df64_mul(m.m[2], m.m[6])), s);
-    out.m[5] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[5]), aether_df64_mul(m.m[2], m.m[3])), aether_df64(-1.0f, 0.0f)), s);
-    out.m[6] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[3], m.m[7]), aether_df64_mul(m.m[4], m.m[6])), s);
-    out.m[7] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[7]), aether_df64_mul(m.m[1], m.m[6])), aether_df64(-1.0f, 0.0f)), s);
-    out.m[8] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[4]), aether_df64_mul(m.m[1], m.m[3])), s);
-    return out;
+    var aether_out: aether_mat3d;
+    aether_out.m[0] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[4], m.m[8]), aether_df64_mul(m.m[5], m.m[7])), s);
+    aether_out.m[1] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[1], m.m[8]), aether_df64_mul(m.m[2], m.m[7])), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[2] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[1], m.m[5]), aether_df64_mul(m.m[2], m.m[4])), s);
+    aether_out.m[3] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[3], m.m[8]), aether_df64_mul(m.m[5], m.m[6])), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[4] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[8]), aether_df64_mul(m.m[2], m.m[6])), s);
+    aether_out.m[5] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[5]), aether_df64_mul(m.m[2], m.m[3])), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[6] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[3], m.m[7]), aether_df64_mul(m.m[4], m.m[6])), s);
+    aether_out.m[7] = aether_df64_mul(aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[7]), aether_df64_mul(m.m[1], m.m[6])), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[8] = aether_df64_mul(aether_df64_sub(aether_df64_mul(m.m[0], m.m[4]), aether_df64_mul(m.m[1], m.m[3])), s);
+    return aether_out;
 }
 
 // Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out[r][c] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = [[m11 * s, (m01 * -1) * s], [(m10 * -1) * s, m00 * s]]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
 fn aether_mat4d_inverse_adjugate(m: aether_mat4d) -> aether_mat4d {
     let s: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), aether_df64_sub(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13]))))), aether_df64_mul(m.m[1], aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))))), aether_df64_mul(m.m[2], aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13]))), aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))))), aether_df64_mul(m.m[3], aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13]))), aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))))));
-    var out: aether_mat4d;
-    out.m[0] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13])))), s);
-    out.m[1] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[2] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[6], m.m[15]), aether_df64_mul(m.m[7], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[5], m.m[15]), aether_df64_mul(m.m[7], m.m[13])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[5], m.m[14]), aether_df64_mul(m.m[6], m.m[13])))), s);
-    out.m[3] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[6], m.m[11]), aether_df64_mul(m.m[7], m.m[10]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[5], m.m[11]), aether_df64_mul(m.m[7], m.m[9])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[5], m.m[10]), aether_df64_mul(m.m[6], m.m[9])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[4] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[5] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), s);
-    out.m[6] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[6], m.m[15]), aether_df64_mul(m.m[7], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[15]), aether_df64_mul(m.m[7], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[14]), aether_df64_mul(m.m[6], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[7] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[6], m.m[11]), aether_df64_mul(m.m[7], m.m[10]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[11]), aether_df64_mul(m.m[7], m.m[8])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[10]), aether_df64_mul(m.m[6], m.m[8])))), s);
-    out.m[8] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13]))), aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), s);
-    out.m[9] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[10] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[15]), aether_df64_mul(m.m[7], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[15]), aether_df64_mul(m.m[7], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[13]), aether_df64_mul(m.m[5], m.m[12])))), s);
-    out.m[11] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[11]), aether_df64_mul(m.m[7], m.m[9]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[11]), aether_df64_mul(m.m[7], m.m[8])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[9]), aether_df64_mul(m.m[5], m.m[8])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[12] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13]))), aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[13] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), s);
-    out.m[14] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[14]), aether_df64_mul(m.m[6], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[14]), aether_df64_mul(m.m[6], m.m[12])))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[13]), aether_df64_mul(m.m[5], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
-    out.m[15] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[10]), aether_df64_mul(m.m[6], m.m[9]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[10]), aether_df64_mul(m.m[6], m.m[8])))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[9]), aether_df64_mul(m.m[5], m.m[8])))), s);
-    return out;
+    var aether_out: aether_mat4d;
+    aether_out.m[0] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13])))), s);
+    aether_out.m[1] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[2] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[6], m.m[15]), aether_df64_mul(m.m[7], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[5], m.m[15]), aether_df64_mul(m.m[7], m.m[13])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[5], m.m[14]), aether_df64_mul(m.m[6], m.m[13])))), s);
+    aether_out.m[3] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[6], m.m[11]), aether_df64_mul(m.m[7], m.m[10]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[5], m.m[11]), aether_df64_mul(m.m[7], m.m[9])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[5], m.m[10]), aether_df64_mul(m.m[6], m.m[9])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[4] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[5] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[10], m.m[15]), aether_df64_mul(m.m[11], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), s);
+    aether_out.m[6] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[6], m.m[15]), aether_df64_mul(m.m[7], m.m[14]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[15]), aether_df64_mul(m.m[7], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[14]), aether_df64_mul(m.m[6], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[7] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[6], m.m[11]), aether_df64_mul(m.m[7], m.m[10]))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[11]), aether_df64_mul(m.m[7], m.m[8])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[10]), aether_df64_mul(m.m[6], m.m[8])))), s);
+    aether_out.m[8] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13]))), aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[7], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), s);
+    aether_out.m[9] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[9], m.m[15]), aether_df64_mul(m.m[11], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[8], m.m[15]), aether_df64_mul(m.m[11], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[10] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[15]), aether_df64_mul(m.m[7], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[15]), aether_df64_mul(m.m[7], m.m[12])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[13]), aether_df64_mul(m.m[5], m.m[12])))), s);
+    aether_out.m[11] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[11]), aether_df64_mul(m.m[7], m.m[9]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[11]), aether_df64_mul(m.m[7], m.m[8])))), aether_df64_mul(m.m[3], aether_df64_sub(aether_df64_mul(m.m[4], m.m[9]), aether_df64_mul(m.m[5], m.m[8])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[12] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[4], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13]))), aether_df64_mul(m.m[5], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), aether_df64_mul(m.m[6], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[13] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[9], m.m[14]), aether_df64_mul(m.m[10], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[8], m.m[14]), aether_df64_mul(m.m[10], m.m[12])))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[8], m.m[13]), aether_df64_mul(m.m[9], m.m[12])))), s);
+    aether_out.m[14] = aether_df64_mul(aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[14]), aether_df64_mul(m.m[6], m.m[13]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[14]), aether_df64_mul(m.m[6], m.m[12])))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[13]), aether_df64_mul(m.m[5], m.m[12])))), aether_df64(-1.0f, 0.0f)), s);
+    aether_out.m[15] = aether_df64_mul(aether_df64_add(aether_df64_sub(aether_df64_mul(m.m[0], aether_df64_sub(aether_df64_mul(m.m[5], m.m[10]), aether_df64_mul(m.m[6], m.m[9]))), aether_df64_mul(m.m[1], aether_df64_sub(aether_df64_mul(m.m[4], m.m[10]), aether_df64_mul(m.m[6], m.m[8])))), aether_df64_mul(m.m[2], aether_df64_sub(aether_df64_mul(m.m[4], m.m[9]), aether_df64_mul(m.m[5], m.m[8])))), s);
+    return aether_out;
 }
 
 // The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -1050,26 +1050,26 @@ fn aether_f64_jacobi_rotation(app: aether_df64, aqq: aether_df64, apq: aether_df
     let t: aether_df64 = select(t0, aether_df64(0.0f, 0.0f), aether_df64_eq(apq, aether_df64(0.0f, 0.0f)));
     let c: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), aether_df64_sqrt(aether_df64_add(aether_df64_mul(t, t), aether_df64(1.0f, 0.0f))));
     let s: aether_df64 = aether_df64_mul(t, c);
-    var out: aether_rotationd;
-    out.c = c;
-    out.s = s;
-    out.t = t;
-    out.tau = aether_df64_div(s, aether_df64_add(aether_df64(1.0f, 0.0f), c));
-    return out;
+    var aether_out: aether_rotationd;
+    aether_out.c = c;
+    aether_out.s = s;
+    aether_out.t = t;
+    aether_out.tau = aether_df64_div(s, aether_df64_add(aether_df64(1.0f, 0.0f), c));
+    return aether_out;
 }
 
 // A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
 fn aether_f64_jacobi_update(g: aether_df64, h: aether_df64, r: aether_rotationd) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_sub(aether_df64_renorm(g), aether_df64_mul(r.s, aether_df64_add(aether_df64_renorm(h), aether_df64_mul(r.tau, g))));
-    out.y = aether_df64_add(aether_df64_renorm(h), aether_df64_mul(r.s, aether_df64_sub(aether_df64_renorm(g), aether_df64_mul(r.tau, h))));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_sub(aether_df64_renorm(g), aether_df64_mul(r.s, aether_df64_add(aether_df64_renorm(h), aether_df64_mul(r.tau, g))));
+    aether_out.y = aether_df64_add(aether_df64_renorm(h), aether_df64_mul(r.s, aether_df64_sub(aether_df64_renorm(g), aether_df64_mul(r.tau, h))));
+    return aether_out;
 }
 
 // The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
 fn aether_f64_jacobi_diag(app: aether_df64, aqq: aether_df64, apq: aether_df64, r: aether_rotationd) -> aether_vec2d {
-    var out: aether_vec2d;
-    out.x = aether_df64_sub(aether_df64_renorm(app), aether_df64_mul(r.t, apq));
-    out.y = aether_df64_add(aether_df64_renorm(aqq), aether_df64_mul(r.t, apq));
-    return out;
+    var aether_out: aether_vec2d;
+    aether_out.x = aether_df64_sub(aether_df64_renorm(app), aether_df64_mul(r.t, apq));
+    aether_out.y = aether_df64_add(aether_df64_renorm(aqq), aether_df64_mul(r.t, apq));
+    return aether_out;
 }

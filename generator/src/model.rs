@@ -359,7 +359,7 @@ type Instance = (Vec<Param>, Kind, Vec<Temp>, Vec<Expr>);
 /// `elem` is the element type when the family states a body per type (the
 /// instance is then built once per type), else `None` (built once for all).
 fn instance(spec: &Spec, fam: &Family, shape: &Shape, elem: Option<&ElemType>) -> Result<Instance, SpecError> {
-    let taken = fam.params.iter().map(|(n, _)| n.clone()).chain(std::iter::once("out".to_string())).collect();
+    let taken = fam.params.iter().map(|(n, _)| n.clone()).collect();
     let mut b = Builder { spec, temps: Vec::new(), stack: Vec::new(), taken, elem };
     let body = fam.body_for(&shape.name, elem.map_or("", |e| e.name.as_str())).unwrap();
     let params = resolve_params(spec, fam, shape, body)?;
@@ -873,7 +873,9 @@ struct Builder<'a> {
     temps: Vec<Temp>,
     /// The families being instantiated, outermost first.
     stack: Vec<String>,
-    /// Names a temp must not take: the function's parameters and `out`.
+    /// Names a temp must not take: the function's parameters. (The cores'
+    /// own names, the result `aether_out` among them, start with `aether`,
+    /// as no spec name does.)
     taken: Vec<String>,
     /// The element type, when the function being built has a body of its
     /// own type (so `f64_bits` may state a binary64 constant).

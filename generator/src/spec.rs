@@ -1276,11 +1276,13 @@ fn families(
             let bad = || loc.err(p.span().start, format!("{key}.params"), format!("`{}` is not `name: kind`", p.get_ref()));
             let (pname, kind) = p.get_ref().split_once(':').ok_or_else(bad)?;
             let (pname, kind) = (pname.trim(), kind.trim());
-            if !is_c_identifier(pname) || pname == "out" || params.iter().any(|(n, _)| n == pname) {
+            // `out` too: a body reads it as the parameter, and defines the result by `out = ...`
+            // (the cores name their result `aether_out`).
+            if !is_c_identifier(pname) || params.iter().any(|(n, _)| n == pname) {
                 return Err(loc.err(
                     p.span().start,
                     format!("{key}.params"),
-                    format!("parameter name `{pname}` is not a fresh C identifier (and not `out`)"),
+                    format!("parameter name `{pname}` is not a fresh C identifier"),
                 ));
             }
             names::check_local(pname, "parameter name").map_err(|m| loc.err(p.span().start, format!("{key}.params"), m))?;
@@ -1572,7 +1574,8 @@ fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Spe
                 refuse("lanes", r.lanes.is_some(), sched)?;
                 let mut arrays = Vec::new();
                 for a in r.arrays.as_ref().unwrap().get_ref() {
-                    if !is_c_identifier(a.get_ref()) || arrays.contains(a.get_ref()) || a.get_ref() == "lanes" || a.get_ref() == "first" {
+                    // Any fresh name, `lanes` and `first` too: the kernels' own are `aether_...`.
+                    if !is_c_identifier(a.get_ref()) || arrays.contains(a.get_ref()) {
                         return Err(loc.err(
                             a.span().start,
                             format!("{key}.arrays"),

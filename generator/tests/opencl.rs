@@ -106,11 +106,15 @@ fn core_has_the_cuda_cores_batches_as_kernels_over_global_arrays() {
     assert!(solves > 0);
     for b in &p.batches {
         let params: Vec<String> = b.arrays.iter().map(|a| a.param("__global ")).collect();
-        let head = format!("__kernel void {}({}, ulong n)", b.name, params.join(", "));
+        let head = format!("__kernel void {}({}, ulong aether_n)", b.name, params.join(", "));
         assert!(core.contains(&head) && p.source.contains(&head), "{}: no kernel `{head}`", b.name);
         // The same batch, with the same arrays, in the CUDA core.
         let plain: Vec<String> = b.arrays.iter().map(|a| a.param("")).collect();
-        assert!(cuda.contains(&format!("int {}({}, size_t n, cudaStream_t stream);", b.name, plain.join(", "))), "{}", b.name);
+        assert!(
+            cuda.contains(&format!("int {}({}, size_t aether_n, cudaStream_t aether_stream);", b.name, plain.join(", "))),
+            "{}",
+            b.name
+        );
     }
 }
 

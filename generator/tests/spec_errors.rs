@@ -629,6 +629,22 @@ fn hostile_specs_get_exact_messages() {
             "families.jacobi_rotation.params",
             "parameter name `or` is reserved by target c, cuda (generator/src/targets/c/keywords.txt)".into(),
         ),
+        // A name twice is refused; `out`, `lanes` and `first` are free (the cores' own names are
+        // `aether_...`: tests/names.rs).
+        (
+            "params = [\"a: self\", \"s: scalar\"]\nreturns = \"self\"\nbody = \"out[i] = s * a[i]\"".into(),
+            "params = [\"a: self\", \"a: scalar\"]\nreturns = \"self\"\nbody = \"out[i] = s * a[i]\"".into(),
+            0,
+            "families.scale.params",
+            "parameter name `a` is not a fresh C identifier".into(),
+        ),
+        (
+            "arrays = [\"a\", \"b\"]".into(),
+            "arrays = [\"a\", \"a\"]".into(),
+            0,
+            "kernels.lanes_dot.arrays",
+            "`a` is not a fresh array name".into(),
+        ),
         (
             "[families.transpose]\n".into(),
             "[families.transpose]\nop = \"trans-pose\"\n".into(),

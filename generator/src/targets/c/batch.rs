@@ -27,7 +27,7 @@ use crate::spec::{ElemType, ShapeKind};
 use crate::targets::shared::c_family::simd::mask_type;
 use crate::targets::shared::c_family::{self as c, barrier_name, component, literal, Dialect};
 use crate::targets::shared::print::{self, Spelling};
-use crate::targets::shared::soa;
+use crate::targets::shared::soa::{self, COUNT as N, INDEX as I, OUT};
 
 /// The macro that makes the batches' product guard the identity: a negative
 /// control (the corpus runner's `--batch` modes must then report the
@@ -179,7 +179,7 @@ impl Spelling for Vector<'_> {
         format!("return {v};")
     }
     fn declare_out(&self, ty: &str) -> String {
-        format!("{ty} out;")
+        format!("{ty} {};", crate::targets::shared::print::OUT)
     }
 }
 
@@ -209,6 +209,13 @@ fn step_name(model: &Model, f: &Function, width: usize) -> String {
     format!("{}_batch_x{width}", model.c_name(f))
 }
 
+/// A scratch vector of a loaded parameter value `var` (`soa::value_of`):
+/// `aether_<role>_<param>`, so that no two parameters' scratch names meet.
+fn scratch(role: &str, var: &str) -> String {
+    let p = var.strip_prefix("aether_v_").unwrap_or_else(|| panic!("`{var}` is not a parameter's value"));
+    format!("aether_{role}_{p}")
+}
+
 /// The vector step of a function: its parameters and result through
 /// pointers (a vector passed by value changes the ABI where the target has no
 /// vector registers of its width: -Wpsabi), its body the scalar tree printed
@@ -219,13 +226,13 @@ fn step(model: &Model, f: &Function) -> Vec<String> {
     let sp = Vector { scalar: t, name: v.name.clone(), sqrts: Cell::new(0), wide: mat4_product(f) };
     let ty = |k: &Kind| sp.kind_type(model, k, &v);
     let mut params = vec![format!("{} *aether_result", ty(&f.ret))];
-    params.extend(f.params.iter().map(|p| format!("const {} *aether_{}", ty(&p.kind), p.name)));
+    params.extend(f.params.iter().map(|p| format!("const {} *{}", ty(&p.kind), c::pointer_to(&p.name))));
     let mut lines = vec![
         format!("static __inline__ __attribute__((__always_inline__)) void {}({})", step_name(model, f, width), params.join(", ")),
         "{".into(),
     ];
     for p in &f.params {
-        lines.push(format!("    const {} {} = *aether_{};", ty(&p.kind), p.name, p.name));
+        lines.push(format!("    const {} {} = *{};", ty(&p.kind), p.name, c::pointer_to(&p.name)));
     }
     let mut body = print::body(&sp, model, f, &v);
     let last = body.pop().unwrap_or_default();
@@ -256,8 +263,8 @@ fn lanes_io(
     }
     for c in 0..words {
         let (field, at) = match kind {
-            ShapeKind::Scalar => (var.to_string(), format!("{arr} + i")),
-            _ => (format!("{var}.{}", component(kind, c)), format!("{arr} + {c}u * n + i")),
+            ShapeKind::Scalar => (var.to_string(), format!("{arr} + {I}")),
+            _ => (format!("{var}.{}", component(kind, c)), format!("{arr} + {c}u * {N} + {I}")),
         };
         if load {
             out.push(format!("memcpy(&{field}, {at}, {width}u * sizeof({elem_c}));"));
@@ -445,7 +452,7 @@ fn moves(f: &Function) -> Moves {
 /// for): the component vectors of `words`-element items by groups of four
 /// binary32 (two binary64) elements, the last overlapping the one before
 /// where `words` is not a multiple of the group (its components already
-/// placed go to `aether_skip`, and on a store it writes them again with the
+/// placed go to `aether_skip_<param>`, and on a store it writes them again with the
 /// same bits); a vec3f, vec2f or vec3d by its own moves.
 fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, vector: &str, moves: Moves) -> Option<Vec<String>> {
     let field = |c: usize| format!("{var}.{}", component(kind, c));
@@ -454,7 +461,7 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
         "aether_f64x4" => ("double", 2, "f64x4"),
         _ => return None,
     };
-    let base = if load { format!("(const {elem_c} *)(const void *)({arr} + i)") } else { format!("({elem_c} *)(void *)({arr} + i)") };
+    let base = if load { format!("(const {elem_c} *)(const void *)({arr} + {I})") } else { format!("({elem_c} *)(void *)({arr} + {I})") };
     // One call over consecutive items, every component at once: the whole-vector moves, and the
     // own moves of vec2f, vec3f and vec3d.
     let whole = moves == Moves::Whole && group == 4 && words == 4;
@@ -470,8 +477,9 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
     }
     let mut out = Vec::new();
     let mut placed = vec![false; words];
+    let skip = if load { scratch("skip", var) } else { String::new() };
     if load && !words.is_multiple_of(group) {
-        out.push(format!("{vector} aether_skip_{var};"));
+        out.push(format!("{vector} {skip};"));
     }
     for &s in &starts {
         let comps: Vec<String> = (s..s + group)
@@ -480,7 +488,7 @@ fn avx_aos_io(kind: &ShapeKind, var: &str, arr: &str, words: usize, load: bool, 
                 placed[c] = true;
                 match (load, first) {
                     (true, true) => format!("&{}", field(c)),
-                    (true, false) => format!("&aether_skip_{var}"),
+                    (true, false) => format!("&{skip}"),
                     (false, _) => field(c),
                 }
             })
@@ -516,9 +524,9 @@ fn aos_io(
     };
     if words == 1 {
         return vec![if load {
-            format!("memcpy(&{}, (const {elem_c} *)(const void *)({arr} + i), {width}u * sizeof({elem_c}));", field(0))
+            format!("memcpy(&{}, (const {elem_c} *)(const void *)({arr} + {I}), {width}u * sizeof({elem_c}));", field(0))
         } else {
-            format!("memcpy((void *)({arr} + i), &{}, {width}u * sizeof({elem_c}));", field(0))
+            format!("memcpy((void *)({arr} + {I}), &{}, {width}u * sizeof({elem_c}));", field(0))
         }];
     }
     let portable = aos_io_portable(kind, var, arr, words, width, load, elem_c, vector);
@@ -552,11 +560,11 @@ fn aos_io_portable(
         ShapeKind::Scalar => var.to_string(),
         _ => format!("{var}.{}", component(kind, c)),
     };
-    let bytes = |s: usize, konst: &str| format!("({konst}char *)({konst}void *)({arr} + i) + {}u * sizeof({elem_c})", s * width);
+    let bytes = |s: usize, konst: &str| format!("({konst}char *)({konst}void *)({arr} + {I}) + {}u * sizeof({elem_c})", s * width);
     if words > 4 {
         // A matrix: its components draw on up to eight vectors each, and the chains of shuffles
         // measured slower than building each vector from its lanes (and storing lane by lane).
-        let item = |k: usize, c: usize| format!("{arr}[i + {k}u].{}", component(kind, c));
+        let item = |k: usize, c: usize| format!("{arr}[{I} + {k}u].{}", component(kind, c));
         let mut out = Vec::new();
         for c in 0..words {
             if load {
@@ -607,7 +615,7 @@ fn aos_io_portable(
     };
     let mut out = Vec::new();
     if load {
-        let words_v: Vec<String> = (0..words).map(|s| format!("{var}_w{s}")).collect();
+        let words_v: Vec<String> = (0..words).map(|s| scratch(&format!("w{s}"), var)).collect();
         out.push(format!("{vector} {};", words_v.join(", ")));
         for (s, w) in words_v.iter().enumerate() {
             out.push(format!("memcpy(&{w}, {}, {width}u * sizeof({elem_c}));", bytes(s, "const ")));
@@ -720,12 +728,13 @@ fn item_name(model: &Model, f: &Function) -> String {
 /// float), and LLVM's loop vectoriser refuses a loop holding vector values.
 fn item_function(model: &Model, f: &Function) -> Vec<String> {
     let t = elem(model, &f.elem);
-    let params: Vec<String> = f.params.iter().map(|p| format!("const {} *aether_{}", c::kind_type(model, &p.kind, t), p.name)).collect();
+    let params: Vec<String> =
+        f.params.iter().map(|p| format!("const {} *{}", c::kind_type(model, &p.kind, t), c::pointer_to(&p.name))).collect();
     let ret = c::kind_type(model, &f.ret, t);
     let d = Dialect { vector_products: true, ..Dialect::C };
     let mut lines = vec![format!("static inline {ret} {}({})", item_name(model, f), params.join(", ")), "{".into()];
     for p in &f.params {
-        lines.push(format!("    const {} {} = *aether_{};", c::kind_type(model, &p.kind, t), p.name, p.name));
+        lines.push(format!("    const {} {} = *{};", c::kind_type(model, &p.kind, t), p.name, c::pointer_to(&p.name)));
     }
     let body = print::body(&d, model, f, t);
     let body = match crate::targets::c::item::form(model, f) {
@@ -760,18 +769,18 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
         (_, true) => scalar_ty(&f.ret),
         (_, false) => t.c_type.clone(),
     };
-    params.push(format!("{out_ty} *out"));
-    params.push("size_t n".into());
-    let args: Vec<String> = f.params.iter().map(|p| format!("v_{}", p.name)).collect();
-    let mut body = vec!["size_t i = 0;".to_string()];
+    params.push(format!("{out_ty} *{OUT}"));
+    params.push(format!("size_t {N}"));
+    let args: Vec<String> = f.params.iter().map(|p| soa::value_of(&p.name)).collect();
+    let mut body = vec![format!("size_t {I} = 0;")];
     if aos && vectorises(f) && componentwise(f) {
         // The items' components as one array of n * words elements (the packed-struct checks
         // stand beside the vector types): the _soa form over it.
         let cast = |arr: &str, konst: &str| format!("({konst}{} *)({konst}void *){arr}", t.c_type);
-        let flat: Vec<String> = f.params.iter().map(|p| cast(&p.name, "const ")).chain([cast("out", ""), "n".into()]).collect();
+        let flat: Vec<String> = f.params.iter().map(|p| cast(&p.name, "const ")).chain([cast(OUT, ""), N.into()]).collect();
         body.push("#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS)".into());
         body.push(format!("{name}_soa({});", flat.join(", ")));
-        body.push("i = n;".into());
+        body.push(format!("{I} = {N};"));
         body.push("#endif".into());
     } else if vectorises(f) {
         body.push(if aos {
@@ -779,10 +788,10 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
         } else {
             "#if defined(AETHER_LANES_SIMD)".into()
         });
-        body.push(format!("for (; n - i >= {width}u; i += {width}u) {{"));
+        body.push(format!("for (; {N} - {I} >= {width}u; {I} += {width}u) {{"));
         let mut inner = Vec::new();
         for p in &f.params {
-            inner.push(format!("{} v_{};", sp.kind_type(model, &p.kind, &v), p.name));
+            inner.push(format!("{} {};", sp.kind_type(model, &p.kind, &v), soa::value_of(&p.name)));
         }
         inner.push(format!("{} aether_r;", sp.kind_type(model, &f.ret, &v)));
         if f.ret == Kind::Bool {
@@ -792,7 +801,7 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
             let Kind::Shape(s) = &p.kind else { unreachable!("no parameter is a truth value") };
             inner.extend(lanes_io(
                 &s.kind,
-                &format!("v_{}", p.name),
+                &soa::value_of(&p.name),
                 &p.name,
                 p.kind.words(),
                 width,
@@ -806,25 +815,25 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
         inner.push(format!("{}({});", step_name(model, f, width), call_args.join(", ")));
         match &f.ret {
             Kind::Bool => {
-                inner.push(format!("for (aether_k = 0; aether_k < {width}u; ++aether_k) out[i + aether_k] = aether_r[aether_k] != 0;"))
+                inner.push(format!("for (aether_k = 0; aether_k < {width}u; ++aether_k) {OUT}[{I} + aether_k] = aether_r[aether_k] != 0;"))
             }
             Kind::Shape(s) => {
-                inner.extend(lanes_io(&s.kind, "aether_r", "out", f.ret.words(), width, aos.then(|| moves(f)), false, &t.c_type, &v.c_type))
+                inner.extend(lanes_io(&s.kind, "aether_r", OUT, f.ret.words(), width, aos.then(|| moves(f)), false, &t.c_type, &v.c_type))
             }
         }
         body.extend(inner.into_iter().map(|l| format!("    {l}")));
         body.push("}".into());
         body.push("#endif".into());
     }
-    body.push("for (; i < n; ++i) {".into());
+    body.push(format!("for (; {I} < {N}; ++{I}) {{"));
     if aos {
         if vectorises(f) {
-            let args: Vec<String> = f.params.iter().map(|p| format!("&{}[i]", p.name)).collect();
-            body.push(format!("    out[i] = {}({});", item_name(model, f), args.join(", ")));
+            let args: Vec<String> = f.params.iter().map(|p| format!("&{}[{I}]", p.name)).collect();
+            body.push(format!("    {OUT}[{I}] = {}({});", item_name(model, f), args.join(", ")));
         } else {
             body.push(format!(
-                "    out[i] = {name}({});",
-                f.params.iter().map(|p| format!("{}[i]", p.name)).collect::<Vec<_>>().join(", ")
+                "    {OUT}[{I}] = {name}({});",
+                f.params.iter().map(|p| format!("{}[{I}]", p.name)).collect::<Vec<_>>().join(", ")
             ));
         }
     } else {
@@ -837,7 +846,7 @@ fn form(model: &Model, f: &Function, aos: bool) -> Form {
     Form {
         name: format!("{name}_{suffix}"),
         params,
-        doc: format!("out[i] = {name}(item i of each input) for every i < n, with its bits. {layout}"),
+        doc: format!("{OUT}[i] = {name}(item i of each input) for every i < {N}, with its bits. {layout}"),
         body,
     }
 }
@@ -896,7 +905,7 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
     let mut h = vec![
         banner.to_string(),
         "/* aether batched forms: every element-wise function of the C core over n items at once, in".into(),
-        "   structure of arrays (_soa: component c of item i of every array at [c * n + i], the layout of".into(),
+        "   structure of arrays (_soa: component c of item i of every array at [c * aether_n + i], the layout of".into(),
         "   the CUDA and OpenCL batches) and in array of structures (_aos: the core's structs, item i at".into(),
         "   [i]). Every item gets the bits the function gives it alone. With GNU C compilers (gcc, clang)".into(),
         "   eight binary32 items (four binary64) run as one vector step, each vector lane the function's".into(),
@@ -904,7 +913,7 @@ pub fn files(model: &Model, lowered: &[Function], banner: &str) -> (String, Stri
         "   faster, loops over the items; a componentwise one, as vector add, runs over the items'".into(),
         "   elements as one array); the rest, and every item elsewhere, through the function".into(),
         "   itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values".into(),
-        "   are int (0 or 1). out may be one of the input arrays (in place) but must not overlap one".into(),
+        "   are int (0 or 1). aether_out may be one of the input arrays (in place) but must not overlap one".into(),
         "   otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be".into(),
         "   beside aether_core.h but is not compiled or linked for it. Contract ".to_string() + &contract + ". */",
         "#ifndef AETHER_BATCH_H".into(),
@@ -1191,7 +1200,10 @@ mod tests {
         other.outputs[3] = sub.outputs[3].clone();
         assert!(!componentwise(&other), "one component subtracts");
         let text = form(&m, add, true).body.join("\n");
-        body_has(&text, "aether_vec4f_add_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)out, n);");
+        body_has(
+            &text,
+            "aether_vec4f_add_soa((const float *)(const void *)a, (const float *)(const void *)b, (float *)(void *)aether_out, aether_n);",
+        );
     }
 
     /// The AVX moves take groups of four binary32 (two binary64) elements; a
@@ -1201,29 +1213,29 @@ mod tests {
     fn the_avx_moves_stay_inside_the_item() {
         let m = crate::load(&crate::default_root()).expect("the spec loads");
         let mat3 = m.spec.shapes.iter().find(|s| s.name == "mat3").expect("mat3").kind.clone();
-        let load = avx_aos_io(&mat3, "v_m", "m", 9, true, "aether_f32x8", Moves::Items).unwrap();
+        let load = avx_aos_io(&mat3, "aether_v_m", "m", 9, true, "aether_f32x8", Moves::Items).unwrap();
         assert_eq!(
             load,
             [
-                "aether_f32x8 aether_skip_v_m;",
-                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 0u, &v_m.m[0], &v_m.m[1], &v_m.m[2], &v_m.m[3]);",
-                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 4u, &v_m.m[4], &v_m.m[5], &v_m.m[6], &v_m.m[7]);",
-                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + i), 9u, 5u, &aether_skip_v_m, &aether_skip_v_m, &aether_skip_v_m, &v_m.m[8]);",
+                "aether_f32x8 aether_skip_m;",
+                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + aether_i), 9u, 0u, &aether_v_m.m[0], &aether_v_m.m[1], &aether_v_m.m[2], &aether_v_m.m[3]);",
+                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + aether_i), 9u, 4u, &aether_v_m.m[4], &aether_v_m.m[5], &aether_v_m.m[6], &aether_v_m.m[7]);",
+                "aether_batch_aos_load4_f32x8((const float *)(const void *)(m + aether_i), 9u, 5u, &aether_skip_m, &aether_skip_m, &aether_skip_m, &aether_v_m.m[8]);",
             ]
         );
-        let store = avx_aos_io(&mat3, "r", "out", 9, false, "aether_f64x4", Moves::Items).unwrap();
+        let store = avx_aos_io(&mat3, "r", "aether_out", 9, false, "aether_f64x4", Moves::Items).unwrap();
         let last = store.last().unwrap();
         assert!(last.contains("9u, 7u, r.m[7], r.m[8]);"), "{last}");
         let vec3 = ShapeKind::Vector(vec!["x".into(), "y".into(), "z".into()]);
         assert_eq!(
-            avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f32x8", Moves::Items).unwrap(),
-            ["aether_batch_aos_load3_f32x8((const float *)(const void *)(a + i), &v_a.x, &v_a.y, &v_a.z);"]
+            avx_aos_io(&vec3, "aether_v_a", "a", 3, true, "aether_f32x8", Moves::Items).unwrap(),
+            ["aether_batch_aos_load3_f32x8((const float *)(const void *)(a + aether_i), &aether_v_a.x, &aether_v_a.y, &aether_v_a.z);"]
         );
         assert_eq!(
-            avx_aos_io(&vec3, "r", "out", 3, false, "aether_f64x4", Moves::Items).unwrap(),
-            ["aether_batch_aos_store3_f64x4((double *)(void *)(out + i), r.x, r.y, r.z);"]
+            avx_aos_io(&vec3, "r", "aether_out", 3, false, "aether_f64x4", Moves::Items).unwrap(),
+            ["aether_batch_aos_store3_f64x4((double *)(void *)(aether_out + aether_i), r.x, r.y, r.z);"]
         );
-        assert!(avx_aos_io(&vec3, "v_a", "a", 3, true, "aether_f16x16", Moves::Items).is_none());
+        assert!(avx_aos_io(&vec3, "aether_v_a", "a", 3, true, "aether_f16x16", Moves::Items).is_none());
     }
 
     /// Two items per 32-byte move only where every input and the result are
@@ -1241,8 +1253,14 @@ mod tests {
             assert_eq!(moves(function(&lowered, &m, name)), Moves::Items, "{name}");
         }
         let text = form(&m, function(&lowered, &m, "aether_quatf_mul"), true).body.join("\n");
-        body_has(&text, "aether_batch_aos_load4w_f32x8((const float *)(const void *)(b + i), &v_b.w, &v_b.x, &v_b.y, &v_b.z);");
-        body_has(&text, "aether_batch_aos_store4w_f32x8((float *)(void *)(out + i), aether_r.w, aether_r.x, aether_r.y, aether_r.z);");
+        body_has(
+            &text,
+            "aether_batch_aos_load4w_f32x8((const float *)(const void *)(b + aether_i), &aether_v_b.w, &aether_v_b.x, &aether_v_b.y, &aether_v_b.z);",
+        );
+        body_has(
+            &text,
+            "aether_batch_aos_store4w_f32x8((float *)(void *)(aether_out + aether_i), aether_r.w, aether_r.x, aether_r.y, aether_r.z);",
+        );
     }
 
     /// The item loop where the item is already vector code (the mat4

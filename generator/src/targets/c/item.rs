@@ -57,6 +57,7 @@
 use crate::dsl::BinOp;
 use crate::model::{Expr, Function, Kind, Model};
 use crate::spec::ElemType;
+use crate::targets::shared::print::OUT;
 
 /// The macro under which the core prints these forms (aether_core.c).
 pub const MACRO: &str = "AETHER_ITEM_SHUFFLES";
@@ -328,7 +329,7 @@ impl<'a> Plan<'a> {
 
     /// Stores `v` as result components `first..`.
     fn store(&mut self, v: &V, first: usize) {
-        let dst = format!("(char *)&out + {first}u * sizeof({})", self.c);
+        let dst = format!("(char *)&{OUT} + {first}u * sizeof({})", self.c);
         if self.t == "f32" && v.lanes.len() == 4 && struct_bytes(&self.f.ret, &self.f.elem) == Some(16) {
             self.lines.push(format!("aether_item_store_halves_f32x4({dst}, {});", v.name));
         } else {
@@ -720,9 +721,9 @@ pub fn form(model: &Model, f: &Function) -> Option<Vec<String>> {
         return None;
     }
     let ret = crate::targets::shared::c_family::kind_type(model, &f.ret, elem);
-    let mut lines = vec![format!("{ret} out;")];
+    let mut lines = vec![format!("{ret} {OUT};")];
     lines.extend(plan.lines);
-    lines.push("return out;".into());
+    lines.push(format!("return {OUT};"));
     Some(lines)
 }
 
@@ -1002,7 +1003,7 @@ mod tests {
             let body = &c[at..at + c[at..].find("\n}\n").unwrap()];
             let (open, other, close) = (body.find(&format!("#if defined({MACRO})")), body.find("#else"), body.find("#endif"));
             assert!(open < other && other < close && open.is_some(), "{name}: #if, #else, #endif in order");
-            assert_eq!(body.matches("return out;").count(), 2, "{name}: the form and the scalar body each return");
+            assert_eq!(body.matches("return aether_out;").count(), 2, "{name}: the form and the scalar body each return");
             let guards = body.matches("aether_item_product_f").count();
             let products = match name {
                 "aether_quatf_mul" | "aether_quatd_mul" | "aether_mat4d_mul_vec" => 4,

@@ -20,7 +20,8 @@ use crate::selftest::{self, Witness};
 use crate::spec::{Assignment, ElemType};
 use crate::targets::shared::c_family::flat::{self as c_flat, ThunkStyle};
 use crate::targets::shared::c_family::{self as c, Arith, CFunction, Dialect, Helper};
-use crate::targets::shared::soa;
+use crate::targets::shared::kernels::{COUNT, ELEMENT, TERM};
+use crate::targets::shared::soa::{self, INDEX, OUT};
 use crate::targets::{render, Output, Target};
 
 pub mod check;
@@ -283,19 +284,20 @@ fn device_lines(model: &Model, lowered: &[Function]) -> Vec<String> {
                 "/* {name} on one warp: lane l adds elements l, l + {WARP}, ... in ascending order (the strided \
                  assignment), then the warp tree; every lane returns the bits of {name}. */"
             ));
-            out.push(format!("static __device__ inline {e} {name}_warp({}, size_t n)", arrs.join(", ")));
+            // The spec's arrays are in scope: every other name is `aether_...`.
+            out.push(format!("static __device__ inline {e} {name}_warp({}, size_t {COUNT})", arrs.join(", ")));
             out.push("{".into());
-            out.push(format!("    {pair} p;"));
-            out.push("    size_t j;".into());
-            out.extend(c::zero_pair(model, t, "p").iter().map(|l| format!("    {l}")));
-            out.push(format!("    for (j = threadIdx.x % {WARP}u; j < n; j += {WARP}u) {{"));
-            out.extend(c::lane_term(term, t, "j", &DIALECT).iter().map(|l| format!("        {l}")));
-            out.push(format!("        p = {}(p, term);", step_name(&red.step, &t.name)));
+            out.push(format!("    {pair} aether_p;"));
+            out.push(format!("    size_t {ELEMENT};"));
+            out.extend(c::zero_pair(model, t, "aether_p").iter().map(|l| format!("    {l}")));
+            out.push(format!("    for ({ELEMENT} = threadIdx.x % {WARP}u; {ELEMENT} < {COUNT}; {ELEMENT} += {WARP}u) {{"));
+            out.extend(c::lane_term(term, t, ELEMENT, &DIALECT).iter().map(|l| format!("        {l}")));
+            out.push(format!("        aether_p = {}(aether_p, {TERM});", step_name(&red.step, &t.name)));
             out.push("    }".into());
-            out.push(format!("    p = {}_warp(p);", reduce_name(model, t)));
-            out.push(format!("    p.{hi} = __shfl_sync(0xffffffffu, p.{hi}, 0);"));
-            out.push(format!("    p.{comp} = __shfl_sync(0xffffffffu, p.{comp}, 0);"));
-            out.push(format!("    return {}(p);", step_name(&red.value, &t.name)));
+            out.push(format!("    aether_p = {}_warp(aether_p);", reduce_name(model, t)));
+            out.push(format!("    aether_p.{hi} = __shfl_sync(0xffffffffu, aether_p.{hi}, 0);"));
+            out.push(format!("    aether_p.{comp} = __shfl_sync(0xffffffffu, aether_p.{comp}, 0);"));
+            out.push(format!("    return {}(aether_p);", step_name(&red.value, &t.name)));
             out.push("}".into());
             out.push(String::new());
         }
@@ -431,16 +433,17 @@ fn soa_batch(b: soa::SoaBatch) -> Batch {
 }
 
 /// The host declarations of a batch's parameters over the benchmark's host
-/// copies: buffer k's input copy is `h<k>`, its host result `r<k>`.
+/// copies: buffer k's input copy is `aether_h<k>`, its host result
+/// `aether_r<k>` (the parameters take the spec's names).
 fn host_decls(params: &[String], bufs: &[Buf]) -> Vec<String> {
     let mut k = 0;
     let mut out = Vec::new();
     for p in params {
         if !p.contains('*') {
-            continue; // `size_t len`, declared by the benchmark
+            continue; // `size_t aether_len`, declared by the benchmark
         }
         let ty = &p[..=p.rfind('*').unwrap()];
-        let src = if bufs[k].input { "h" } else { "r" };
+        let src = if bufs[k].input { "aether_h" } else { "aether_r" };
         out.push(format!("{p} = ({ty}){src}{k};"));
         k += 1;
     }
@@ -453,32 +456,33 @@ fn rows_batch(model: &Model, k: &Kernel, lanes_kernel: &str) -> Batch {
     let name = model.kernel_c_name(k);
     let lk = model.kernels.iter().find(|x| x.name == lanes_kernel && x.elem == k.elem).unwrap();
     let KernelKind::Lanes { arrays, .. } = &lk.kind else { unreachable!("checked when the spec was read") };
+    // The spec's arrays are in scope: every other name is `aether_...`.
     let mut params: Vec<String> = arrays.iter().map(|a| format!("const {e} *{a}")).collect();
-    params.push("size_t len".into());
-    params.push(format!("{e} *out"));
+    params.push("size_t aether_len".into());
+    params.push(format!("{e} *{OUT}"));
     let mut args: Vec<String> = arrays.clone();
-    args.push("len".into());
-    args.push("out".into());
-    let rows: Vec<String> = arrays.iter().map(|a| format!("{a} + i * len")).collect();
-    let bufs: Vec<Buf> = arrays.iter().map(|_| Buf::new(e, "len", true, 0)).chain([Buf::new(e, 1, false, 0)]).collect();
+    args.push("aether_len".into());
+    args.push(OUT.into());
+    let rows: Vec<String> = arrays.iter().map(|a| format!("{a} + {INDEX} * aether_len")).collect();
+    let bufs: Vec<Buf> = arrays.iter().map(|_| Buf::new(e, "aether_len", true, 0)).chain([Buf::new(e, 1, false, 0)]).collect();
     Batch {
         kernel: format!("aether_batch_kernel_{}_rows", name.trim_start_matches("aether_")),
         doc: format!(
-            "out[i] = {name}(row i, len) for every row i < n, row i of each array at [i * len, (i + 1) * len); \
-             one warp per row (the warp tree), the bits of the host's {name}."
+            "{OUT}[i] = {name}(row i, aether_len) for every row i < {COUNT}, row i of each array at [i * aether_len, (i + 1) * \
+             aether_len); one warp per row (the warp tree), the bits of the host's {name}."
         ),
         name: format!("{name}_rows_batch"),
         args,
         body: vec![
-            format!("const {e} v = {name}_warp({}, len);", rows.join(", ")),
-            format!("if (threadIdx.x % {WARP}u == 0u) out[i] = v;"),
+            format!("const {e} aether_v = {name}_warp({}, aether_len);", rows.join(", ")),
+            format!("if (threadIdx.x % {WARP}u == 0u) {OUT}[{INDEX}] = aether_v;"),
         ],
         warp: true,
         host_decls: host_decls(&params, &bufs),
-        host_body: vec![format!("out[i] = {name}({}, len);", rows.join(", "))],
+        host_body: vec![format!("{OUT}[{INDEX}] = {name}({}, aether_len);", rows.join(", "))],
         either_zero: false,
         params,
         bufs,
-        call: (0..arrays.len()).map(|k| format!("b{k}")).chain(["len".to_string(), format!("b{}", arrays.len())]).collect(),
+        call: (0..arrays.len()).map(|k| format!("b{k}")).chain(["aether_len".to_string(), format!("b{}", arrays.len())]).collect(),
     }
 }

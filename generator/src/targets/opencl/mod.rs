@@ -137,8 +137,8 @@ pub struct ClProgram {
     pub arrays: Vec<ClEntry>,
     /// The core's batched kernels over structure-of-arrays data (one
     /// `__global` array per parameter and result, component c of item i at
-    /// [c * n + i]), named `<callable>_batch`, with a last `ulong n`
-    /// argument.
+    /// [c * aether_n + i]), named `<callable>_batch`, with a last `ulong
+    /// aether_n` argument.
     pub batches: Vec<SoaBatch>,
 }
 

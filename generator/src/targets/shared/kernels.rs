@@ -11,6 +11,18 @@ use crate::spec::ShapeKind;
 use crate::targets::shared::c_family::{component_name, lane_term_with, type_name};
 use crate::targets::shared::stmt::{Arr, Statements, Stmt, Var, VarTy};
 
+/// The names a lanes kernel gives its own values (the spec's arrays are in
+/// scope beside them, under the spec's names): the lane pairs, the first
+/// global index, the element count and index, the lane the element goes to
+/// and its term. The plane and resolve kernels print no spec name (a
+/// term's components only as members), so theirs stay short.
+pub const LANES: &str = "aether_lanes";
+pub const FIRST: &str = "aether_first";
+pub const COUNT: &str = "aether_n";
+pub const ELEMENT: &str = "aether_j";
+pub const LANE: &str = "aether_lane";
+pub const TERM: &str = "aether_term";
+
 fn step_name(model: &Model, k: &Kernel, family: &str) -> String {
     let f = model.functions.iter().find(|f| f.family == family && f.elem == k.elem).unwrap();
     model.c_name(f)
@@ -18,7 +30,7 @@ fn step_name(model: &Model, k: &Kernel, family: &str) -> String {
 
 /// The body of a `lanes` kernel: for j in 0..n ascending, the term of
 /// element j added to lane (first + j) by the reduction's step. `arr` names
-/// the arrays (the kernel's array parameters and `lanes`).
+/// the arrays (the kernel's array parameters and [`LANES`]).
 pub fn lanes_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&str) -> Arr) -> Vec<Stmt> {
     let KernelKind::Lanes { term, .. } = &k.kind else { unreachable!("a lanes kernel") };
     let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
@@ -26,13 +38,13 @@ pub fn lanes_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&
     let step = step_name(model, k, &red.step);
     let lanes = red.lanes;
     let lane = match red.assignment {
-        crate::spec::Assignment::Strided => format!("(first + j) % {lanes}u"),
+        crate::spec::Assignment::Strided => format!("({FIRST} + {ELEMENT}) % {lanes}u"),
         crate::spec::Assignment::Single => "0u".to_string(),
     };
-    let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), "j"), sp);
-    each.push(Stmt::Alias { name: "lane".into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr("lanes"), &lane) });
-    each.push(Stmt::set("*lane", format!("{step}(*lane, term)")));
-    vec![Stmt::decl(VarTy::Size, vec![Var::new("j")]), Stmt::up("j", "0", "j < n", Stmt::Block(each))]
+    let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), ELEMENT), sp);
+    each.push(Stmt::Alias { name: LANE.into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr(LANES), &lane) });
+    each.push(Stmt::set(format!("*{LANE}"), format!("{step}(*{LANE}, {TERM})")));
+    vec![Stmt::decl(VarTy::Size, vec![Var::new(ELEMENT)]), Stmt::up(ELEMENT, "0", format!("{ELEMENT} < {COUNT}"), Stmt::Block(each))]
 }
 
 /// The body of a `plane` kernel: the term's components added to the slots

@@ -38,7 +38,7 @@ pub trait Spelling {
     fn bind(&self, name: &str, ty: Ty, elem: &ElemType, value: &str) -> String;
     /// Returns a truth value in the target's result type for truths.
     fn return_truth(&self, v: &str) -> String;
-    /// Declares the result `out` of a vector or matrix type.
+    /// Declares the result [`OUT`] of a vector or matrix type.
     fn declare_out(&self, ty: &str) -> String;
     /// Operand `e` of the binary operation `op`, printed as `printed`: a
     /// target may wrap it (df64's loaded-low-word rule); by default as it is.
@@ -46,6 +46,13 @@ pub trait Spelling {
         printed
     }
 }
+
+/// The result of a body, `aether_out`: the spec's names never start with
+/// `aether` (`names::check_part`), so no parameter or step meets it, and a
+/// parameter may be named `out` (a body's `out = ...` still defines the
+/// result). Every other name the printers introduce where a spec's name is in
+/// scope is `aether_...` too.
+pub const OUT: &str = "aether_out";
 
 /// An expression of `f` in a spelling.
 pub fn expr(sp: &dyn Spelling, f: &Function, elem: &ElemType, e: &Expr) -> String {
@@ -87,9 +94,9 @@ pub fn body(sp: &dyn Spelling, model: &Model, f: &Function, elem: &ElemType) -> 
         Kind::Shape(s) => {
             lines.push(sp.declare_out(&sp.kind_type(model, &f.ret, elem)));
             for (k, o) in f.outputs.iter().enumerate() {
-                lines.push(format!("{} = {};", sp.component("out", &s.kind, k), expr(sp, f, elem, o)));
+                lines.push(format!("{} = {};", sp.component(OUT, &s.kind, k), expr(sp, f, elem, o)));
             }
-            lines.push("return out;".into());
+            lines.push(format!("return {OUT};"));
         }
     }
     lines

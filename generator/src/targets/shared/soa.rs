@@ -5,6 +5,10 @@
 //! body in its own kernel (CUDA's grid-stride loop and C launcher, OpenCL's
 //! `__kernel` over `__global` arrays) and declares the arrays in its own
 //! address spaces (`SoaArray::param`).
+//!
+//! A function's arrays are named after its parameters, so every other name
+//! of a batch is `aether_...` (which no spec name is): the item [`INDEX`]
+//! and [`COUNT`], the result array [`OUT`], the values `aether_v_<param>`.
 
 use serde::Serialize;
 
@@ -35,10 +39,22 @@ impl SoaArray {
     }
 }
 
+/// The item index of every batch (C, CUDA, OpenCL).
+pub const INDEX: &str = "aether_i";
+/// The item count of every batch.
+pub const COUNT: &str = "aether_n";
+/// A function batch's result array.
+pub const OUT: &str = "aether_out";
+
+/// The value of parameter `p` of one item.
+pub fn value_of(p: &str) -> String {
+    format!("aether_v_{p}")
+}
+
 /// What a batch computes per item.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub enum SoaWhat {
-    /// The function, the arrays its parameters then `out`.
+    /// The function, the arrays its parameters then [`OUT`].
     Function,
     /// The factorisation (`lu` or `cholesky` of mat{n}) then its solve:
     /// arrays a, b, x and info (the factorisation's result).
@@ -60,7 +76,7 @@ pub struct SoaBatch {
     pub bits: u32,
     pub doc: String,
     pub arrays: Vec<SoaArray>,
-    /// The statements for item `i` of `n`.
+    /// The statements for item [`INDEX`] of [`COUNT`].
     pub body: Vec<String>,
     pub is_float: bool,
     /// The policy's +0/-0 grant (fmin, fmax, ...).
@@ -70,27 +86,27 @@ pub struct SoaBatch {
     pub factor_family: String,
 }
 
-pub const SOA_DOC: &str =
-    "Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)).";
+pub const SOA_DOC: &str = "Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component \
+                           r * cols + c is element (r, c)).";
 
 fn elem<'a>(model: &'a Model, name: &str) -> &'a ElemType {
     model.spec.types.iter().find(|t| t.name == name).unwrap()
 }
 
-/// Loads value `var` (of `kind`, `words` components) of item i from `arr`.
+/// Loads value `var` (of `kind`, `words` components) of item [`INDEX`] from `arr`.
 pub fn soa_load(kind: &ShapeKind, var: &str, arr: &str, words: usize) -> Vec<String> {
     if matches!(kind, ShapeKind::Scalar) {
-        return vec![format!("{var} = {arr}[i];")];
+        return vec![format!("{var} = {arr}[{INDEX}];")];
     }
-    (0..words).map(|c| format!("{var}.{} = {arr}[{c}u * n + i];", c::component(kind, c))).collect()
+    (0..words).map(|c| format!("{var}.{} = {arr}[{c}u * {COUNT} + {INDEX}];", c::component(kind, c))).collect()
 }
 
-/// Stores value `var` as item i of `arr`.
+/// Stores value `var` as item [`INDEX`] of `arr`.
 pub fn soa_store(kind: &ShapeKind, var: &str, arr: &str, words: usize) -> Vec<String> {
     if matches!(kind, ShapeKind::Scalar) {
-        return vec![format!("{arr}[i] = {var};")];
+        return vec![format!("{arr}[{INDEX}] = {var};")];
     }
-    (0..words).map(|c| format!("{arr}[{c}u * n + i] = {var}.{};", c::component(kind, c))).collect()
+    (0..words).map(|c| format!("{arr}[{c}u * {COUNT} + {INDEX}] = {var}.{};", c::component(kind, c))).collect()
 }
 
 /// The batches both targets have, in the CUDA core's order: every function,
@@ -101,7 +117,7 @@ pub fn batches(model: &Model, lowered: &[Function]) -> Vec<SoaBatch> {
     out
 }
 
-/// out[i] = f(item i of each parameter's array).
+/// aether_out[i] = f(item i of each parameter's array).
 pub fn function_batch(model: &Model, f: &Function) -> SoaBatch {
     let t = elem(model, &f.elem);
     let name = model.c_name(f);
@@ -110,25 +126,25 @@ pub fn function_batch(model: &Model, f: &Function) -> SoaBatch {
     for p in &f.params {
         let Kind::Shape(s) = &p.kind else { unreachable!("no parameter is a truth value") };
         arrays.push(SoaArray::new(&t.c_type, &p.name, p.kind.words(), true, 0));
-        body.push(format!("{} v_{};", c::type_name(model, &s.name, t), p.name));
-        body.extend(soa_load(&s.kind, &format!("v_{}", p.name), &p.name, p.kind.words()));
+        body.push(format!("{} {};", c::type_name(model, &s.name, t), value_of(&p.name)));
+        body.extend(soa_load(&s.kind, &value_of(&p.name), &p.name, p.kind.words()));
     }
-    let call = format!("{name}({})", f.params.iter().map(|p| format!("v_{}", p.name)).collect::<Vec<_>>().join(", "));
+    let call = format!("{name}({})", f.params.iter().map(|p| value_of(&p.name)).collect::<Vec<_>>().join(", "));
     match &f.ret {
         Kind::Bool => {
-            arrays.push(SoaArray::new("int", "out", 1, false, 0));
-            body.push(format!("out[i] = {call};"));
+            arrays.push(SoaArray::new("int", OUT, 1, false, 0));
+            body.push(format!("{OUT}[{INDEX}] = {call};"));
         }
         Kind::Shape(s) => {
-            arrays.push(SoaArray::new(&t.c_type, "out", f.ret.words(), false, 0));
-            body.push(format!("const {} result = {call};", c::type_name(model, &s.name, t)));
-            body.extend(soa_store(&s.kind, "result", "out", f.ret.words()));
+            arrays.push(SoaArray::new(&t.c_type, OUT, f.ret.words(), false, 0));
+            body.push(format!("const {} aether_result = {call};", c::type_name(model, &s.name, t)));
+            body.extend(soa_store(&s.kind, "aether_result", OUT, f.ret.words()));
         }
     }
     SoaBatch {
         name: format!("{name}_batch"),
         short: name.trim_start_matches("aether_").to_string(),
-        doc: format!("out[i] = {name}(...) for every item i < n. {SOA_DOC}"),
+        doc: format!("{OUT}[i] = {name}(...) for every item i < {COUNT}. {SOA_DOC}"),
         callable: name,
         family: f.family.clone(),
         shape: f.shape.clone(),
@@ -179,13 +195,13 @@ pub fn solve_batch(model: &Model, k: &Kernel) -> Option<SoaBatch> {
         body.push(format!("v_x = {solve}(v_a, v_b);"));
     }
     body.extend(soa_store(vec_kind, "v_x", "x", n));
-    body.push("info[i] = status;".into());
+    body.push(format!("info[{INDEX}] = status;"));
     let what = if lu { "LU with partial pivoting" } else { "Cholesky" };
     Some(SoaBatch {
         name: format!("{solve}_batch"),
         short: solve.trim_start_matches("aether_").to_string(),
         doc: format!(
-            "Solves a x = b for every item i < n: {factor} ({what}) of a, then {solve}; info[i] is {factor}'s result \
+            "Solves a x = b for every item i < {COUNT}: {factor} ({what}) of a, then {solve}; info[i] is {factor}'s result \
              (0, or the step that failed: x is then whatever the host sequence gives). {SOA_DOC}"
         ),
         callable: solve,

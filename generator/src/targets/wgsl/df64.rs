@@ -152,7 +152,7 @@ impl Spelling for Df64<'_> {
         format!("return {v};")
     }
     fn declare_out(&self, ty: &str) -> String {
-        format!("var out: {ty};")
+        format!("var {}: {ty};", crate::targets::shared::print::OUT)
     }
     /// The loaded-low-word rule: a load, as an operand of a cancelling
     /// operation, passes the renorm operation first.

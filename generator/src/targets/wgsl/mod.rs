@@ -32,6 +32,7 @@ use crate::model::{Builtin, Callable, Function, Kernel, KernelKind, Kind, Model,
 use crate::selftest::Witness;
 use crate::spec::{ElemType, Routine, ShapeKind};
 use crate::targets::shared::check::{CheckEntry, CheckModule, Guard, CHECK_WG};
+use crate::targets::shared::kernels;
 use crate::targets::shared::print::{self, Spelling};
 use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
 use crate::targets::{render, Output, Target};
@@ -127,7 +128,7 @@ impl Spelling for Wgsl {
         format!("return {v};")
     }
     fn declare_out(&self, ty: &str) -> String {
-        format!("var out: {ty};")
+        format!("var {}: {ty};", crate::targets::shared::print::OUT)
     }
 }
 
@@ -795,14 +796,15 @@ fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &m
         let lowered = model.lower(term);
         src.push(String::new());
         src.push(format!("@compute @workgroup_size({lanes})"));
-        src.push(format!("fn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lane: u32) {{"));
-        src.push("    let aether_i = aether_params.w + wid.x;".into());
+        // The spec's arrays (and the term's steps) are in scope: every other name is `aether_...`.
+        src.push(format!("fn {entry}(@builtin(workgroup_id) aether_wid: vec3<u32>, @builtin(local_invocation_index) aether_lane: u32) {{"));
+        src.push("    let aether_i = aether_params.w + aether_wid.x;".into());
         src.push("    if (aether_i >= aether_params.x) { return; }".into());
         src.push("    aether_check_guard();".into());
         src.push(format!("    let aether_base = aether_i * {}u;", n * arrays.len()));
         src.push(format!("    var aether_p: {pair};"));
         src.extend(crate::targets::shared::c_family::zero_pair(model, t, "aether_p").into_iter().map(|l| format!("    {l}")));
-        src.push(format!("    for (var aether_j = lane; aether_j < {n}u; aether_j += {lanes}u) {{"));
+        src.push(format!("    for (var aether_j = aether_lane; aether_j < {n}u; aether_j += {lanes}u) {{"));
         for (a, p) in arrays.iter().zip(&lowered.params) {
             let at = arrays.iter().position(|x| x == a).unwrap() * n;
             src.push(format!("        let {} = bitcast<f32>(aether_in[aether_base + {at}u + aether_j]);", p.name));
@@ -812,8 +814,8 @@ fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &m
         }
         src.push(format!("        aether_p = {step}(aether_p, {});", print::expr(&sp, &lowered, t, &lowered.outputs[0])));
         src.push("    }".into());
-        src.push(format!("    let aether_r = {value}({}_workgroup(lane, aether_p));", model.kernel_c_name(&bfly)));
-        src.push("    if (lane == 0u) {".into());
+        src.push(format!("    let aether_r = {value}({}_workgroup(aether_lane, aether_p));", model.kernel_c_name(&bfly)));
+        src.push("    if (aether_lane == 0u) {".into());
         src.push("        aether_out[aether_i] = bitcast<u32>(aether_r);".into());
         src.push("    }".into());
         src.push("}".into());
@@ -865,14 +867,16 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
         let (n_in, n_out) = match &k.kind {
             KernelKind::Lanes { arrays, .. } => {
                 let n = ARRAY_CHECK_LEN;
-                body.push(format!("var lanes: array<{pair}, {lanes}>;"));
+                // The spec's arrays are in scope: the kernel's own names are `aether_...`.
+                let (l, first, count) = (kernels::LANES, kernels::FIRST, kernels::COUNT);
+                body.push(format!("var {l}: array<{pair}, {lanes}>;"));
                 body.push(format!(
-                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ lanes[aether_k] = {pair}({}, {}); }}",
+                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ {l}[aether_k] = {pair}({}, {}); }}",
                     rd("aether_base + 2u * aether_k"),
                     rd("aether_base + 2u * aether_k + 1u")
                 ));
-                body.push(format!("let first = aether_in[aether_base + {}u];", 2 * lanes));
-                body.push(format!("let n = {n}u;"));
+                body.push(format!("let {first} = aether_in[aether_base + {}u];", 2 * lanes));
+                body.push(format!("let {count} = {n}u;"));
                 for (a, name) in arrays.iter().enumerate() {
                     body.push(format!("var {name}: array<f32, {n}>;"));
                     body.push(format!(
@@ -880,14 +884,9 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
                         rd(&format!("aether_base + {}u + aether_k", 2 * lanes + 1 + a * n))
                     ));
                 }
-                body.extend(crate::targets::shared::stmt::block(
-                    &sp,
-                    model,
-                    t,
-                    &crate::targets::shared::kernels::lanes_body(model, k, &sp, &|a| Arr::local(a)),
-                ));
+                body.extend(crate::targets::shared::stmt::block(&sp, model, t, &kernels::lanes_body(model, k, &sp, &|a| Arr::local(a))));
                 body.push(format!(
-                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ aether_out[aether_obase + 2u * aether_k] = bitcast<u32>(lanes[aether_k].{hi}); aether_out[aether_obase + 2u * aether_k + 1u] = bitcast<u32>(lanes[aether_k].{lo}); }}"
+                    "for (var aether_k = 0u; aether_k < {lanes}u; aether_k++) {{ aether_out[aether_obase + 2u * aether_k] = bitcast<u32>({l}[aether_k].{hi}); aether_out[aether_obase + 2u * aether_k + 1u] = bitcast<u32>({l}[aether_k].{lo}); }}"
                 ));
                 (2 * lanes + 1 + arrays.len() * n, 2 * lanes)
             }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Kind, Model, Param, Ty};
 use crate::spec::{ElemType, ShapeKind};
+use crate::targets::shared::kernels::{COUNT, FIRST, LANES, TERM};
 use crate::targets::shared::print::{self, Spelling};
 use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Var, VarTy};
 
@@ -182,7 +183,7 @@ impl Spelling for Dialect {
         format!("return {v} ? 1 : 0;")
     }
     fn declare_out(&self, ty: &str) -> String {
-        format!("{ty} out;")
+        format!("{ty} {};", crate::targets::shared::print::OUT)
     }
 }
 
@@ -277,6 +278,14 @@ impl crate::targets::shared::stmt::Statements for Dialect {
         let storage = if helper { format!("{} ", self.helper) } else { String::new() };
         format!("{storage}{r} {name}({})", ps.join(", "))
     }
+}
+
+/// The pointer parameter that carries parameter `p` into a function whose
+/// body reads `p` itself (the batches' and the lanes kernels' vector steps,
+/// the batches' item functions): `aether_in_<p>`, never a spec name nor
+/// another generated one.
+pub fn pointer_to(p: &str) -> String {
+    format!("aether_in_{p}")
 }
 
 /// The wrapper a `Calls` dialect prints for a rounded operation:
@@ -631,7 +640,7 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
         }
         KernelKind::Lanes { arrays, .. } => {
             let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
-            signature = format!("void {name}({pair} lanes[{lanes}], size_t first, {}, size_t n)", arrs.join(", "));
+            signature = format!("void {name}({pair} {LANES}[{lanes}], size_t {FIRST}, {}, size_t {COUNT})", arrs.join(", "));
             let scalar = crate::targets::shared::stmt::block(
                 dialect,
                 model,
@@ -649,16 +658,16 @@ pub fn kernel(model: &Model, k: &Kernel, dialect: &Dialect) -> CFunction {
             let lk_kernel = model.kernels.iter().find(|x| &x.name == lk && x.elem == k.elem).unwrap();
             let KernelKind::Lanes { arrays, .. } = &lk_kernel.kind else { unreachable!("checked when the spec was read") };
             let arrs: Vec<String> = arrays.iter().map(|a| format!("const {t} *{a}")).collect();
-            signature = format!("{t} {name}({}, size_t n)", arrs.join(", "));
-            body.push(format!("{pair} lanes[{lanes}];"));
-            body.push("unsigned i;".into());
-            body.push(format!("for (i = 0; i < {lanes}u; ++i) {{"));
-            body.extend(zero_pair(model, elem, "lanes[i]").iter().map(|l| format!("    {l}")));
+            signature = format!("{t} {name}({}, size_t {COUNT})", arrs.join(", "));
+            body.push(format!("{pair} {LANES}[{lanes}];"));
+            body.push("unsigned aether_i;".into());
+            body.push(format!("for (aether_i = 0; aether_i < {lanes}u; ++aether_i) {{"));
+            body.extend(zero_pair(model, elem, &format!("{LANES}[aether_i]")).iter().map(|l| format!("    {l}")));
             body.push("}".into());
-            body.push(format!("{}(lanes, 0, {}, n);", model.kernel_c_name(lk_kernel), arrays.join(", ")));
+            body.push(format!("{}({LANES}, 0, {}, {COUNT});", model.kernel_c_name(lk_kernel), arrays.join(", ")));
             let bfly = model.kernels.iter().find(|x| x.kind == KernelKind::Butterfly && x.elem == k.elem).map(|x| model.kernel_c_name(x));
             match bfly {
-                Some(b) => body.push(format!("return {value}({b}(lanes));")),
+                Some(b) => body.push(format!("return {value}({b}({LANES}));")),
                 None => unreachable!("an array kernel needs the butterfly kernel"),
             }
         }
@@ -698,8 +707,8 @@ fn halving(rounds: &[usize]) -> bool {
     rounds.last() == Some(&1) && rounds.windows(2).all(|w| w[0] == 2 * w[1])
 }
 
-/// The statements that bind a lanes kernel's term of one element to `term`
-/// (intermediates first), each array parameter `p` read as `read(p)`.
+/// The statements that bind a lanes kernel's term of one element to
+/// [`TERM`] (intermediates first), each array parameter `p` read as `read(p)`.
 pub fn lane_term_with(
     term: &Function,
     elem: &ElemType,
@@ -711,19 +720,19 @@ pub fn lane_term_with(
     g.params = g.params.iter().map(|p| Param { name: read(&p.name), kind: p.kind.clone() }).collect();
     let e = |x: &Expr| print::expr(sp, &g, elem, x);
     let mut out: Vec<Stmt> = g.temps.iter().map(|tmp| Stmt::konst(VarTy::Elem, vec![Var::init(&tmp.name, e(&tmp.expr))])).collect();
-    out.push(Stmt::konst(VarTy::Elem, vec![Var::init("term", e(&g.outputs[0]))]));
+    out.push(Stmt::konst(VarTy::Elem, vec![Var::init(TERM, e(&g.outputs[0]))]));
     out
 }
 
-/// The statements that set `const T term` to a lanes kernel's term of
-/// element `index` (each array parameter read at that index).
+/// The statements that set `const T aether_term` ([`TERM`]) to a lanes
+/// kernel's term of element `index` (each array parameter read at that index).
 pub fn lane_term(term: &Function, elem: &ElemType, index: &str, dialect: &Dialect) -> Vec<String> {
     let t = &elem.c_type;
     let mut g = term.clone();
     g.params = g.params.iter().map(|p| Param { name: format!("{}[{index}]", p.name), kind: p.kind.clone() }).collect();
     let e = |x: &Expr| print::expr(dialect, &g, elem, x);
     let mut lines: Vec<String> = g.temps.iter().map(|tmp| format!("const {t} {} = {};", tmp.name, e(&tmp.expr))).collect();
-    lines.push(format!("const {t} term = {};", e(&g.outputs[0])));
+    lines.push(format!("const {t} {TERM} = {};", e(&g.outputs[0])));
     lines
 }
 

@@ -22,8 +22,9 @@ use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Model};
 use crate::spec::ElemType;
 use crate::targets::shared::c_family::{
-    barrier_name, component_name, kind_type, minmax_rule, minmax_rule_with, product_name, type_name, Dialect, Helper,
+    barrier_name, component_name, kind_type, minmax_rule, minmax_rule_with, pointer_to, product_name, type_name, Dialect, Helper,
 };
+use crate::targets::shared::kernels::{COUNT, ELEMENT, FIRST, LANES, TERM};
 use crate::targets::shared::print;
 
 /// Bytes of one vector.
@@ -249,11 +250,11 @@ pub fn helpers(model: &Model, lowered: &[Function]) -> Vec<Helper> {
         // type, with vector types, its result stored instead of returned.
         let print_step = |f: &Function, name: &str, lines: &mut Vec<String>| -> Option<()> {
             let mut params: Vec<String> = vec![format!("{} *aether_result", kind_type(model, &f.ret, &v))];
-            params.extend(f.params.iter().map(|p| format!("const {} *aether_{}", kind_type(model, &p.kind, &v), p.name)));
+            params.extend(f.params.iter().map(|p| format!("const {} *{}", kind_type(model, &p.kind, &v), pointer_to(&p.name))));
             lines.push(format!("static __inline__ void {name}({})", params.join(", ")));
             lines.push("{".into());
             for p in &f.params {
-                lines.push(format!("    const {} {} = *aether_{};", kind_type(model, &p.kind, &v), p.name, p.name));
+                lines.push(format!("    const {} {} = *{};", kind_type(model, &p.kind, &v), p.name, pointer_to(&p.name)));
             }
             let mut body = print::body(&Dialect::C, model, f, &v);
             let last = body.pop().unwrap_or_default();
@@ -309,7 +310,7 @@ pub fn helpers(model: &Model, lowered: &[Function]) -> Vec<Helper> {
 }
 
 /// The body of a strided lanes kernel with its vector path, from the scalar
-/// body (`size_t j;`, the loop over `j`): the scalar loop up to the first
+/// body (`size_t aether_j;`, the loop over it): the scalar loop up to the first
 /// lane-aligned element, whole blocks of `lanes` elements as vector steps,
 /// the scalar loop for the rest. None where the kernel has no vector path.
 pub fn lanes_body(model: &Model, lowered: &[Function], k: &Kernel, scalar: &[String]) -> Option<Vec<String>> {
@@ -326,87 +327,96 @@ pub fn lanes_body(model: &Model, lowered: &[Function], k: &Kernel, scalar: &[Str
         return None;
     }
     let vectors = lanes / width;
-    // The scalar body is `size_t j;`, `for (j = 0; j < n; ++j) {`, the loop's statements, `}`.
+    // The scalar body is `size_t aether_j;`, `for (aether_j = 0; aether_j < aether_n; ++aether_j) {`, the loop's
+    // statements, `}`.
+    let (j, n) = (ELEMENT, COUNT);
     let (decl, open, close) = (scalar.first()?, scalar.get(1)?, scalar.last()?);
-    if decl != "size_t j;" || open != "for (j = 0; j < n; ++j) {" || close != "}" {
+    if *decl != format!("size_t {j};") || *open != format!("for ({j} = 0; {j} < {n}; ++{j}) {{") || close != "}" {
         return None;
     }
     let each = &scalar[2..scalar.len() - 1];
     let pair = type_name(model, &red.pair, &v);
     let (hi, lo) = (component_name(model, &red.pair, 0), component_name(model, &red.pair, 1));
-    let mut b = vec!["size_t j = 0;".to_string()];
-    b.push(format!("for (; j < n && (first + j) % {lanes}u != 0u; ++j) {{"));
+    // Every name here is `aether_...`: the spec's arrays are in scope.
+    let (acc, fast, finite_var, v_, k_, i) = ("aether_acc", "aether_fast", "aether_finite", "aether_v", "aether_k", "aether_i");
+    let mut b = vec![format!("size_t {j} = 0;")];
+    b.push(format!("for (; {j} < {n} && ({FIRST} + {j}) % {lanes}u != 0u; ++{j}) {{"));
     b.extend(each.iter().cloned());
     b.push("}".into());
     b.push("#if defined(AETHER_LANES_SIMD)".into());
-    b.push(format!("if (n - j >= {lanes}u) {{"));
+    b.push(format!("if ({n} - {j} >= {lanes}u) {{"));
     b.push(format!("    /* Lane {width}v + k of the contract is lane k of vector v. */"));
     let speculate = one_order_step(step).is_some();
     let finite = finite_name(&pair);
-    b.push(format!("    {pair} acc[{vectors}];"));
+    b.push(format!("    {pair} {acc}[{vectors}];"));
     if speculate {
-        b.push(format!("    {pair} fast[{vectors}];"));
-        b.push("    int finite;".into());
+        b.push(format!("    {pair} {fast}[{vectors}];"));
+        b.push(format!("    int {finite_var};"));
     }
-    b.push("    unsigned v, k;".into());
-    b.push("    size_t i;".into());
-    b.push(format!("    for (v = 0; v < {vectors}u; ++v) {{"));
-    b.push(format!("        for (k = 0; k < {width}u; ++k) {{"));
-    b.push(format!("            acc[v].{hi}[k] = lanes[{width}u * v + k].{hi};"));
-    b.push(format!("            acc[v].{lo}[k] = lanes[{width}u * v + k].{lo};"));
+    b.push(format!("    unsigned {v_}, {k_};"));
+    b.push(format!("    size_t {i};"));
+    b.push(format!("    for ({v_} = 0; {v_} < {vectors}u; ++{v_}) {{"));
+    b.push(format!("        for ({k_} = 0; {k_} < {width}u; ++{k_}) {{"));
+    b.push(format!("            {acc}[{v_}].{hi}[{k_}] = {LANES}[{width}u * {v_} + {k_}].{hi};"));
+    b.push(format!("            {acc}[{v_}].{lo}[{k_}] = {LANES}[{width}u * {v_} + {k_}].{lo};"));
     b.push("        }".into());
     b.push("    }".into());
-    let stmts = crate::targets::shared::c_family::lane_term_with(term, &v, &|p| format!("{p}_v"), &Dialect::C);
+    // Element j's vector of array `p`: `aether_v_<p>`.
+    let value = |p: &str| format!("aether_v_{p}");
+    let stmts = crate::targets::shared::c_family::lane_term_with(term, &v, &|p| value(p), &Dialect::C);
     let term_lines = crate::targets::shared::stmt::block(&Dialect::C, model, &v, &stmts);
     // The blocks from j to `end`, each vector step by `step_name` on `state`.
     let blocks = |b: &mut Vec<String>, indent: &str, end: &str, step_name: &str, state: &str| {
-        b.push(format!("{indent}for (i = j; i < {end}; i += {lanes}u) {{"));
-        b.push(format!("{indent}    for (v = 0; v < {vectors}u; ++v) {{"));
+        b.push(format!("{indent}for ({i} = {j}; {i} < {end}; {i} += {lanes}u) {{"));
+        b.push(format!("{indent}    for ({v_} = 0; {v_} < {vectors}u; ++{v_}) {{"));
         for a in arrays {
-            b.push(format!("{indent}        {} {a}_v;", v.c_type));
-            b.push(format!("{indent}        memcpy(&{a}_v, {a} + i + {width}u * v, sizeof {a}_v);"));
+            let av = value(a);
+            b.push(format!("{indent}        {} {av};", v.c_type));
+            b.push(format!("{indent}        memcpy(&{av}, {a} + {i} + {width}u * {v_}, sizeof {av});"));
         }
         b.push(format!("{indent}        {{"));
         b.extend(term_lines.iter().map(|l| format!("{indent}            {l}")));
-        b.push(format!("{indent}            {step_name}(&{state}[v], &{state}[v], &term);"));
+        b.push(format!("{indent}            {step_name}(&{state}[{v_}], &{state}[{v_}], &{TERM});"));
         b.push(format!("{indent}        }}"));
         b.push(format!("{indent}    }}"));
         b.push(format!("{indent}}}"));
     };
     let whole = vector_step_name(model, step, width);
     if speculate {
-        b.push(format!("    finite = {finite}(acc, {vectors}u);"));
-        b.push(format!("    while (n - j >= {lanes}u) {{"));
+        b.push(format!("    {finite_var} = {finite}({acc}, {vectors}u);"));
+        b.push(format!("    while ({n} - {j} >= {lanes}u) {{"));
         b.push("        /* A chunk of up to AETHER_LANES_CHUNK blocks. While every lane is finite it runs first with the step's".into());
         b.push("           two-sum residual in one operand order; that result is kept where every lane ends finite (the".into());
         b.push("           same bits as the whole step's), and otherwise the chunk runs again from acc with the whole step. */".into());
-        b.push(format!("        const size_t blocks = (n - j) / {lanes}u, chunk = (size_t)AETHER_LANES_CHUNK;"));
-        b.push(format!("        const size_t end = j + {lanes}u * (blocks < chunk ? blocks : chunk);"));
-        b.push("        if (finite) {".into());
-        b.push(format!("            for (v = 0; v < {vectors}u; ++v) fast[v] = acc[v];"));
-        blocks(&mut b, "            ", "end", &one_order_name(model, step, width), "fast");
-        b.push(format!("            finite = AETHER_LANES_KEEP({finite}(fast, {vectors}u));"));
-        b.push(format!("            if (finite) for (v = 0; v < {vectors}u; ++v) acc[v] = fast[v];"));
+        b.push(format!("        const size_t aether_blocks = ({n} - {j}) / {lanes}u, aether_chunk = (size_t)AETHER_LANES_CHUNK;"));
+        b.push(format!(
+            "        const size_t aether_end = {j} + {lanes}u * (aether_blocks < aether_chunk ? aether_blocks : aether_chunk);"
+        ));
+        b.push(format!("        if ({finite_var}) {{"));
+        b.push(format!("            for ({v_} = 0; {v_} < {vectors}u; ++{v_}) {fast}[{v_}] = {acc}[{v_}];"));
+        blocks(&mut b, "            ", "aether_end", &one_order_name(model, step, width), fast);
+        b.push(format!("            {finite_var} = AETHER_LANES_KEEP({finite}({fast}, {vectors}u));"));
+        b.push(format!("            if ({finite_var}) for ({v_} = 0; {v_} < {vectors}u; ++{v_}) {acc}[{v_}] = {fast}[{v_}];"));
         b.push("        }".into());
-        b.push("        if (!finite) {".into());
-        blocks(&mut b, "            ", "end", &whole, "acc");
-        b.push(format!("            finite = {finite}(acc, {vectors}u);"));
+        b.push(format!("        if (!{finite_var}) {{"));
+        blocks(&mut b, "            ", "aether_end", &whole, acc);
+        b.push(format!("            {finite_var} = {finite}({acc}, {vectors}u);"));
         b.push("        }".into());
-        b.push("        j = end;".into());
+        b.push(format!("        {j} = aether_end;"));
         b.push("    }".into());
     } else {
-        blocks(&mut b, "    ", &format!("j + {lanes}u * ((n - j) / {lanes}u)"), &whole, "acc");
-        b.push(format!("    j += {lanes}u * ((n - j) / {lanes}u);"));
+        blocks(&mut b, "    ", &format!("{j} + {lanes}u * (({n} - {j}) / {lanes}u)"), &whole, acc);
+        b.push(format!("    {j} += {lanes}u * (({n} - {j}) / {lanes}u);"));
     }
-    b.push(format!("    for (v = 0; v < {vectors}u; ++v) {{"));
-    b.push(format!("        for (k = 0; k < {width}u; ++k) {{"));
-    b.push(format!("            lanes[{width}u * v + k].{hi} = acc[v].{hi}[k];"));
-    b.push(format!("            lanes[{width}u * v + k].{lo} = acc[v].{lo}[k];"));
+    b.push(format!("    for ({v_} = 0; {v_} < {vectors}u; ++{v_}) {{"));
+    b.push(format!("        for ({k_} = 0; {k_} < {width}u; ++{k_}) {{"));
+    b.push(format!("            {LANES}[{width}u * {v_} + {k_}].{hi} = {acc}[{v_}].{hi}[{k_}];"));
+    b.push(format!("            {LANES}[{width}u * {v_} + {k_}].{lo} = {acc}[{v_}].{lo}[{k_}];"));
     b.push("        }".into());
     b.push("    }".into());
     b.push("}".into());
     b.push("#endif".into());
-    b.push("for (; j < n; ++j) {".into());
+    b.push(format!("for (; {j} < {n}; ++{j}) {{"));
     b.extend(each.iter().cloned());
     b.push("}".into());
     Some(b)
@@ -507,7 +517,7 @@ mod tests {
             assert!(body.contains("#if defined(AETHER_LANES_SIMD)"), "{}", m.kernel_c_name(k));
             assert!(body.contains("% 32u != 0u"), "{}: the scalar prefix up to a lane-aligned element", m.kernel_c_name(k));
             assert!(
-                body.contains("_one_order(&fast[v]") && body.contains("AETHER_LANES_KEEP("),
+                body.contains("_one_order(&aether_fast[aether_v]") && body.contains("AETHER_LANES_KEEP("),
                 "{}: the one-order chunks",
                 m.kernel_c_name(k)
             );
