@@ -503,12 +503,6 @@ fn is_linalg(c: &Callable) -> bool {
     matches!(c, Callable::Kernel(k) if matches!(k.kind, KernelKind::Linalg { .. }))
 }
 
-/// The band of a callable on the WGSL target (bits where the spec states
-/// none; call `check` first for the spec's errors).
-pub fn band(model: &Model, c: Callable) -> Band {
-    band_on(model, "wgsl", c)
-}
-
 /// The band of a callable on a target with a `[bands.<target>]` table
 /// (bits where the spec states none or has no table).
 pub fn band_on(model: &Model, target: &str, c: Callable) -> Band {

@@ -255,9 +255,9 @@ pub fn render(model: &Model) -> Result<String, Error> {
     });
     let wgsl_bands: Vec<_> = crate::targets::wgsl::callables(model)
         .into_iter()
-        .filter(|_| spec.bands.iter().any(|b| b.target == "wgsl"))
+        .filter(|_| spec.bands.iter().any(|b| b.target == crate::targets::wgsl::BANDS))
         .map(|c| {
-            let band = crate::bands::band(model, c);
+            let band = crate::bands::band_on(model, crate::targets::wgsl::BANDS, c);
             let words: Vec<String> = band.metrics.iter().map(|m| m.to_string()).collect();
             let words = if words.iter().all(|w| *w == words[0]) { words[0].clone() } else { words.join("; ") };
             context! { name => c.c_name(model), stated => band.stated.key(), words }

@@ -133,6 +133,8 @@ pub struct Op {
 pub struct Df64Spec {
     pub doc: String,
     pub targets: Vec<String>,
+    /// The spec line of each entry of `targets`.
+    pub target_lines: Vec<usize>,
     /// f64 families that do not run in df64.
     pub exclude: Vec<String>,
     pub min_magnitude: f64,
@@ -304,12 +306,14 @@ pub(crate) fn parse(
         }
         exclude.push(e.get_ref().clone());
     }
+    // Which targets print df64 is theirs to say (`Target::prints_df64`):
+    // `aether_generator::model` checks this list against the registry.
     let mut targets = Vec::new();
+    let mut target_lines = Vec::new();
     for t in r.targets.get_ref() {
-        if t.get_ref() != "wgsl" {
-            return Err(cx.err(t.span().start, "df64.targets", format!("`{}`: df64 is printed for wgsl only", t.get_ref())));
-        }
+        names::check_part(t.get_ref(), "a df64 target").map_err(|m| cx.err(t.span().start, "df64.targets", m))?;
         targets.push(t.get_ref().clone());
+        target_lines.push(cx.lines.line(t.span().start));
     }
     let mag = |s: &Spanned<String>, k: &str| {
         magnitude(s.get_ref())
@@ -323,6 +327,7 @@ pub(crate) fn parse(
     Ok(Some(Df64Spec {
         doc: r.doc.get_ref().clone(),
         targets,
+        target_lines,
         exclude,
         min_magnitude,
         max_magnitude,

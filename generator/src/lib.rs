@@ -43,10 +43,13 @@ pub fn load(root: &std::path::Path) -> Result<Model, Error> {
     Ok(model(&spec)?)
 }
 
-/// The model of a spec that every target can print: `Model::build`, then each
-/// target's own checks (`Target::validate`), before anything is evaluated.
+/// The model of a spec that every target can print: `Model::build`, the
+/// spec's per-target tables against the targets' facts
+/// (`targets::check_facts`), then each target's own checks
+/// (`Target::validate`), before anything is evaluated.
 pub fn model(spec: &spec::Spec) -> Result<Model, SpecError> {
     let m = Model::build(spec)?;
+    targets::check_facts(&m)?;
     for t in targets::registry() {
         t.validate(&m)?;
     }

@@ -23,6 +23,20 @@ fn the_real_spec_is_valid() {
     assert_eq!(error_of(SPEC), "no error");
 }
 
+/// A target that is not bit-exact (`Exactness::Bands`) must have its table:
+/// without `[bands.wgsl]` the spec is refused at the first band table left.
+#[test]
+fn a_banded_target_without_its_table_is_refused() {
+    let start = SPEC.find("\n[bands.wgsl]\n").unwrap() + 1;
+    let end = start + SPEC[start..].find("\n# An OpenCL device").unwrap() + 1;
+    let text = format!("{}{}", &SPEC[..start], &SPEC[end..]);
+    let line = text[..text.find("[bands.opencl_relaxed]").unwrap()].matches('\n').count() + 1;
+    assert_eq!(
+        error_of(&text),
+        format!("spec/aether.toml:{line}: `bands.wgsl`: target `wgsl` is not bit-exact: the spec must state its band table `[bands.wgsl]`")
+    );
+}
+
 #[test]
 fn malformed_specs_get_exact_messages() {
     // (find, replace, line offset from the edit, key, message)
@@ -338,6 +352,17 @@ fn malformed_specs_get_exact_messages() {
             "bands.metal",
             "unknown target `metal` (bands are stated for: wgsl, opencl_relaxed)",
         ),
+        // A banded target must have its table; the keys are the targets' facts.
+        (
+            "[bands.wgsl]",
+            "[bands.opencl_relaxed_2]",
+            0,
+            "bands.opencl_relaxed_2",
+            "unknown target `opencl_relaxed_2` (bands are stated for: wgsl, opencl_relaxed)",
+        ),
+        // df64 is for a target that prints it and lacks binary64.
+        ("targets = [\"wgsl\"]", "targets = [\"c\"]", 0, "df64.targets", "`c`: df64 is printed by the targets without binary64 that print it (wgsl)"),
+        ("targets = [\"wgsl\"]", "targets = [\"wgsl\", \"metal\"]", 0, "df64.targets", "`metal`: df64 is printed by the targets without binary64 that print it (wgsl)"),
         // Each band table states its target's accuracy per operation.
         (
             "[bands.wgsl]\nadd_sub_mul_ulp = 1.0\ndiv_ulp = 2.5\n",

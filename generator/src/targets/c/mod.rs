@@ -12,7 +12,7 @@ use crate::model::{Function, Kind, Model};
 use crate::selftest::{self, Witness};
 use crate::spec::ShapeKind;
 use crate::targets::shared::c_family::*;
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod batch;
 pub mod check;
@@ -31,6 +31,14 @@ impl Target for C {
 
     fn folder(&self) -> &'static str {
         "c_core"
+    }
+
+    fn exactness(&self) -> Exactness {
+        Exactness::Bits
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: true, i64: true, pointers: true, compute: false }
     }
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {

@@ -21,7 +21,7 @@ use crate::spec::{Assignment, ElemType};
 use crate::targets::shared::c_family::flat::{self as c_flat, ThunkStyle};
 use crate::targets::shared::c_family::{self as c, Arith, CFunction, Dialect, Helper};
 use crate::targets::shared::soa;
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod check;
 pub mod predicates;
@@ -108,6 +108,14 @@ impl Target for Cuda {
 
     fn folder(&self) -> &'static str {
         "cuda_core"
+    }
+
+    fn exactness(&self) -> Exactness {
+        Exactness::Bits
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: true, i64: true, pointers: true, compute: true }
     }
 
     fn validate(&self, model: &Model) -> Result<(), SpecError> {

@@ -62,7 +62,7 @@ use crate::targets::shared::c_family::flat::{self as c_flat, ThunkStyle};
 use crate::targets::shared::c_family::{self as c, Arith, CFunction, Dialect, Helper, Math};
 use crate::targets::shared::check::CheckEntry;
 use crate::targets::shared::soa::{self, SoaBatch};
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod predicates;
 
@@ -165,6 +165,20 @@ impl Target for OpenCl {
 
     fn folder(&self) -> &'static str {
         "opencl_core"
+    }
+
+    fn exactness(&self) -> Exactness {
+        Exactness::Bits
+    }
+
+    fn optional_bands(&self) -> &'static [&'static str] {
+        &[RELAXED]
+    }
+
+    /// binary64 where the device has `cl_khr_fp64` (the core guards it:
+    /// `AETHER_NO_FP64` builds without).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: true, i64: true, pointers: true, compute: true }
     }
 
     fn validate(&self, model: &Model) -> Result<(), SpecError> {

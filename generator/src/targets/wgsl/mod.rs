@@ -34,10 +34,13 @@ use crate::spec::{ElemType, Routine, ShapeKind};
 use crate::targets::shared::check::{CheckEntry, CheckModule, Guard, CHECK_WG};
 use crate::targets::shared::print::{self, Spelling};
 use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod df64;
 pub mod predicates;
+
+/// The key of the WGSL core's band table, `[bands.wgsl]`.
+pub const BANDS: &str = "wgsl";
 
 #[derive(Debug)]
 pub struct WgslTarget;
@@ -512,7 +515,7 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
     for (n, w) in witnesses.iter().enumerate() {
         let c = callables[w.callable];
         let bit = crate::mutants::ALL.iter().position(|m| *m == w.mutant).unwrap();
-        let banded = crate::bands::band(model, c).stated != crate::spec::BandMetric::Bits;
+        let banded = crate::bands::band_on(model, BANDS, c).stated != crate::spec::BandMetric::Bits;
         // A witness with a NaN, an infinity or a subnormal among its words is
         // outside the domain WGSL promises anything for (a stack may flush
         // subnormals and assume no NaN): counted apart.
@@ -1147,10 +1150,22 @@ impl Target for WgslTarget {
         "wgsl_core"
     }
 
+    fn exactness(&self) -> Exactness {
+        Exactness::Bands(BANDS)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: false, i64: false, pointers: false, compute: true }
+    }
+
+    fn prints_df64(&self) -> bool {
+        true
+    }
+
     /// Every f32 function and the butterfly kernel have a metric in
     /// `[bands.wgsl]` that their trees can have.
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
-        crate::bands::check(model, "wgsl", &callables(model))?;
+        crate::bands::check(model, BANDS, &callables(model))?;
         crate::targets::wgsl::df64::validate(model)
     }
 
