@@ -144,11 +144,7 @@ impl Target for Cuda {
             Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?),
             Output::new(
                 "cuda_core/aether_predicate.cuh",
-                crate::targets::shared::c_family::predicates::c_family(
-                    model,
-                    crate::targets::shared::c_family::predicates::CFamily::Cuda,
-                    banner,
-                ),
+                crate::targets::shared::c_family::predicates::c_family(model, predicates::PREDICATES, banner),
             ),
             Output::new("cuda_core/check/aether_predicate_check.cu", predicates::cuda_check(model, banner)),
         ];

@@ -212,11 +212,7 @@ impl Target for OpenCl {
             Output::new("opencl_core/check/aether_check.cl", check.source),
             Output::new(
                 "opencl_core/aether_predicate.cl",
-                crate::targets::shared::c_family::predicates::c_family(
-                    model,
-                    crate::targets::shared::c_family::predicates::CFamily::OpenCl,
-                    banner,
-                ),
+                crate::targets::shared::c_family::predicates::c_family(model, predicates::PREDICATES, banner),
             ),
             Output::new("opencl_core/check/aether_predicate_check.cl", predicates::opencl_check(model, banner)),
         ])
