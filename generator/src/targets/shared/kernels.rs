@@ -31,7 +31,8 @@ pub fn lanes_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&
     };
     let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), "j"), sp);
     each.push(Stmt::Alias { name: "lane".into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr("lanes"), &lane) });
-    each.push(Stmt::set("*lane", format!("{step}(*lane, term)")));
+    let lane_value = sp.deref("lane");
+    each.push(Stmt::set(lane_value.clone(), format!("{step}({lane_value}, term)")));
     vec![Stmt::decl(VarTy::Size, vec![Var::new("j")]), Stmt::up("j", "0", "j < n", Stmt::Block(each))]
 }
 

@@ -556,7 +556,7 @@ pub fn single_func(model: &Model, k: &Kernel, d: &dyn Statements) -> Func {
             )
         }
         Routine::Cholesky => {
-            body.push(Stmt::konst(VarTy::Shape(m.clone()), vec![Var::init("a0", "*a")]));
+            body.push(Stmt::konst(VarTy::Shape(m.clone()), vec![Var::init("a0", d.deref("a"))]));
             body.push(Stmt::View { of: "a0".into(), ptr: false });
             body.push(Stmt::View { of: "a".into(), ptr: true });
             body.push(Stmt::Return {
@@ -596,7 +596,7 @@ pub fn single_func(model: &Model, k: &Kernel, d: &dyn Statements) -> Func {
             body.push(Stmt::View { of: "a".into(), ptr: false });
             body.push(Stmt::View { of: "v".into(), ptr: true });
             body.push(Stmt::Call(format!("aether_eigh_{suffix}({}, {}, {})", arg(&fld("a", false)), arg(&loc("e")), arg(&fld("v", true)))));
-            body.extend(store("(*w)", "e"));
+            body.extend(store(&d.deref_base("w"), "e"));
             body.push(Stmt::Unview("v".into()));
             (
                 None,

@@ -202,6 +202,12 @@ impl Statements for Wgsl {
     fn unview(&self, of: &str) -> Vec<String> {
         vec![format!("(*{of}).m = {of}_m;")]
     }
+    fn deref(&self, name: &str) -> String {
+        format!("*{name}")
+    }
+    fn deref_base(&self, name: &str) -> String {
+        format!("(*{name})")
+    }
     fn alias(&self, _model: &Model, _elem: &ElemType, name: &str, _ty: &VarTy, target: &str) -> String {
         format!("let {name} = &{target};")
     }

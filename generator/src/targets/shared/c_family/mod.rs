@@ -244,6 +244,12 @@ impl crate::targets::shared::stmt::Statements for Dialect {
     fn unview(&self, _of: &str) -> Vec<String> {
         Vec::new()
     }
+    fn deref(&self, name: &str) -> String {
+        format!("*{name}")
+    }
+    fn deref_base(&self, name: &str) -> String {
+        format!("(*{name})")
+    }
     fn alias(&self, model: &Model, elem: &ElemType, name: &str, ty: &VarTy, target: &str) -> String {
         format!("{} *{name} = &{target};", self.base_type(model, ty, elem))
     }
