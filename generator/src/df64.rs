@@ -1090,6 +1090,27 @@ pub fn host(f: &Function, pairs: &[u64]) -> Vec<u64> {
     crate::interp::run_with::<Host>(f, pairs)
 }
 
+/// What a df64 printer's audit found in its source (the WGSL core's:
+/// `targets::wgsl::df64::audit`): the cancelling calls of the
+/// functions' trees, their operands wrapped in renorm, and the faults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Audit {
+    /// Functions walked (the operations `aether_df64_*` are not: their
+    /// operands are renormed, or computed, at every call).
+    pub functions: usize,
+    /// Calls of a cancelling operation (add, sub, div).
+    pub cancelling: usize,
+    /// Their operands that are loads, wrapped in renorm.
+    pub wrapped: usize,
+    /// Their operands that are computed (left as they are).
+    pub computed: usize,
+    /// A load that is an operand of a cancelling call, not wrapped.
+    pub unwrapped_loads: Vec<String>,
+    /// A renorm anywhere else: of a computed value, or not an operand of a
+    /// cancelling call.
+    pub needless: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

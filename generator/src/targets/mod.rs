@@ -74,6 +74,18 @@ pub trait Target {
         &[]
     }
     fn capabilities(&self) -> Capabilities;
+    /// The target's section of the contract doc (`docs/numerics-contract.md`,
+    /// in registry order after the fingerprint): what it promises beyond the
+    /// C core's bits, such as its band table. None for a bit-exact target
+    /// with nothing to add.
+    fn contract_doc(&self, _model: &Model) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+    /// The audit of the df64 source this target prints (a target that
+    /// `prints_df64`): its loaded-low-word wrapping, for the contract doc.
+    fn df64_audit(&self, _model: &Model) -> Option<crate::df64::Audit> {
+        None
+    }
     /// Whether the target prints the df64 layer (`[df64] targets` may name
     /// it); such a target lacks binary64.
     fn prints_df64(&self) -> bool {

@@ -99,6 +99,9 @@ pub const ARRAY_OUT: usize = 256;
 /// GPU and CPU runtime in use).
 const MIN_WORK_GROUP: usize = 64;
 
+/// The OpenCL core's section of the contract doc: the relaxed device's bands.
+const CONTRACT_TEMPLATE: &str = include_str!("../../../../templates/opencl/contract.md.j2");
+
 const CORE_TEMPLATE: &str = include_str!("../../../../templates/opencl/aether_core.cl.j2");
 
 /// One kernel of the check program.
@@ -173,6 +176,27 @@ impl Target for OpenCl {
 
     fn optional_bands(&self) -> &'static [&'static str] {
         &[RELAXED]
+    }
+
+    /// The bands of a device without correctly rounded f32 divide and sqrt,
+    /// where the spec states `[bands.opencl_relaxed]`: the callables that
+    /// leave the bits, with their derived bands.
+    fn contract_doc(&self, model: &Model) -> Result<Option<String>, Error> {
+        let Some(table) = model.spec.bands.iter().find(|b| b.target == RELAXED) else {
+            return Ok(None);
+        };
+        let callables = relaxed_callables(model);
+        let rows = crate::bands::rows(model, RELAXED, &callables, true);
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let ctx = context! {
+            bits => callables.len() - rows.len(),
+            total => callables.len(),
+            ops => context! { add => table.ops.add_sub_mul, div => table.ops.div, sqrt => table.ops.sqrt },
+            bands => rows,
+        };
+        Ok(Some(render("opencl/contract.md.j2", CONTRACT_TEMPLATE, &ctx)?))
     }
 
     /// binary64 where the device has `cl_khr_fp64` (the core guards it:

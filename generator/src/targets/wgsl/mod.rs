@@ -39,6 +39,9 @@ use crate::targets::{render, Capabilities, Exactness, Output, Target};
 pub mod df64;
 pub mod predicates;
 
+/// The WGSL core's section of the contract doc: its bands.
+const CONTRACT_TEMPLATE: &str = include_str!("../../../../templates/wgsl/contract.md.j2");
+
 /// The key of the WGSL core's band table, `[bands.wgsl]`.
 pub const BANDS: &str = "wgsl";
 
@@ -1166,6 +1169,25 @@ impl Target for WgslTarget {
 
     fn prints_df64(&self) -> bool {
         true
+    }
+
+    fn contract_doc(&self, model: &Model) -> Result<Option<String>, Error> {
+        let rows = if model.spec.bands.iter().any(|b| b.target == BANDS) {
+            crate::bands::rows(model, BANDS, &callables(model), false)
+        } else {
+            Vec::new()
+        };
+        let ctx = context! {
+            bands => rows,
+            linalg_domain => crate::bands::domain_text(crate::bands::LINALG_DOMAIN),
+            array_domain => crate::bands::domain_text(crate::bands::ARRAY_KERNEL_DOMAIN),
+        };
+        Ok(Some(render("wgsl/contract.md.j2", CONTRACT_TEMPLATE, &ctx)?))
+    }
+
+    fn df64_audit(&self, model: &Model) -> Option<crate::df64::Audit> {
+        let d = crate::df64::of(model)?;
+        Some(df64::audit(&df64::core_source(model, &model.lowered(), "", Guard::Bits), d))
     }
 
     /// Every f32 function and the butterfly kernel have a metric in
