@@ -51,12 +51,15 @@ pub struct FunctionCases {
     pub no_witness: Vec<Mutant>,
 }
 
-/// The reference's result words for a function or kernel on some inputs.
+/// The reference's result words for a function or kernel on some inputs, as
+/// the corpus records them: every NaN of a float result is the canonical
+/// quiet NaN (`policy::canonical`), since the reference's NaN payloads and
+/// signs change with its build profile and no checker may look at them.
 pub fn reference(model: &Model, c: Callable, inputs: &[u64]) -> Result<Vec<u64>, Error> {
     let call = aether_reference::flat::lookup(c.family(), c.shape(), c.elem()).ok_or_else(|| {
         Error::Inconsistent(format!("the reference has no `{}` for {} {} ({})", c.family(), c.shape(), c.elem(), c.c_name(model)))
     })?;
-    Ok(call(inputs))
+    Ok(policy::canonical_words(&call(inputs), width_of(model, c.elem()), c.is_float()))
 }
 
 fn width_of(model: &Model, elem: &str) -> u32 {

@@ -101,3 +101,37 @@ fn a_failing_run_writes_nothing() {
     assert_ne!(before, b"edited by hand");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The corpus records every NaN of a float result as the canonical quiet NaN
+/// (`policy::canonical`): the reference's payloads depend on how it was
+/// compiled, and a corpus that recorded them differed between a debug and a
+/// release generator (`.ci/run`'s "generated files (release build)" step runs
+/// `--check` from a release build). Inputs keep their payloads: they are the
+/// spec's and the generator's, and tell the cores' NaN paths apart.
+#[test]
+fn committed_corpus_records_only_canonical_nans() {
+    use aether_generator::policy;
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).unwrap();
+    let corpus = aether_generator::corpus::read_committed(&root).unwrap();
+    let (mut nans, mut nan_inputs, mut raw) = (0usize, 0usize, Vec::new());
+    for c in model.callables() {
+        let name = c.c_name(&model);
+        let w = model.spec.types.iter().find(|t| t.name == c.elem()).unwrap().bits;
+        let f = corpus.get(&name).unwrap_or_else(|| panic!("{name} has no corpus table"));
+        for case in &f.cases {
+            nan_inputs += case.inputs.iter().filter(|x| policy::is_nan(**x, w)).count();
+            for x in &case.expected {
+                if c.is_float() && policy::is_nan(*x, w) {
+                    nans += 1;
+                    if *x != policy::canonical_nan(w) {
+                        raw.push(format!("{name} [{}]: {x:#x}", case.label));
+                    }
+                }
+            }
+        }
+    }
+    assert!(raw.is_empty(), "{} NaN result word(s) other than the canonical one, e.g. {:?}", raw.len(), &raw[..raw.len().min(5)]);
+    // The corpus does have NaN results, and NaN inputs with payloads.
+    assert!(nans > 1000 && nan_inputs > 1000, "{nans} NaN results, {nan_inputs} NaN inputs");
+}
