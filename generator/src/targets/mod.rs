@@ -98,7 +98,8 @@ pub trait Target {
     /// `corpus` the reference corpus (the self-test's witnesses come from it).
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error>;
     /// Refuses a spec this target cannot print, naming the spec line and key,
-    /// before anything is evaluated or rendered (`Model::build` calls it).
+    /// before anything is evaluated or rendered (`aether_generator::model`
+    /// calls it).
     fn validate(&self, _model: &Model) -> Result<(), SpecError> {
         Ok(())
     }

@@ -82,6 +82,9 @@ impl Target for C {
     }
 }
 
+/// Renders the header and source for the given lowered functions (the
+/// model's own, or a mutant's), with the self-test replaying `witnesses`
+/// (chosen from the model's own corpus, so a mutant's core fails them).
 pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
     let types = c_types(model);
     let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f, &Dialect::C)).collect();
@@ -243,8 +246,6 @@ fn passes_structs(f: &Function) -> bool {
     let is_struct = |k: &Kind| matches!(k, Kind::Shape(s) if !matches!(s.kind, ShapeKind::Scalar));
     is_struct(&f.ret) || f.params.iter().any(|p| is_struct(&p.kind))
 }
-
-/// A lowered function printed in a dialect; its doc shows the exact body in
 
 #[cfg(test)]
 mod tests {

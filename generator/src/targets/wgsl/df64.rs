@@ -269,7 +269,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
             ShapeKind::Matrix { .. } => vec![format!("m: array<{DF}, {}>", shape.len())],
         };
         out.push(String::new());
-        out.push(format!("// {}", c::shape_doc(shape, "df64").trim()));
+        out.push(format!("// {}", crate::targets::shared::docs::shape_doc(shape, "df64").trim()));
         out.push(format!("struct {} {{", type_name(model, &shape.name)));
         for f in fields {
             out.push(format!("    {f},"));
