@@ -22,7 +22,7 @@ use crate::dsl::{self, Ast, AstKind, BinOp, Target};
 use crate::error::{LineIndex, SpecError};
 use crate::model::{Builtin, Expr, Function, Model};
 use crate::names;
-use crate::spec::in_file_order;
+use crate::spans::in_file_order;
 use aether_reference::df64::{self as reference, Df64};
 
 // ------------------------------------------------------------------ raw TOML
@@ -358,7 +358,7 @@ fn parse_op(cx: &Cx, key: &str, name: &str, r: &RawOp, earlier: &[Op]) -> Result
             ));
         }
     }
-    let first = crate::spec::first_content_line(&cx.lines, cx.text, r.body.span().start);
+    let first = crate::spans::first_content_line(&cx.lines, cx.text, r.body.span().start);
     let at = |line: usize, col: usize, m: String| SpecError {
         file: cx.file.to_string(),
         line: first + line - 1,

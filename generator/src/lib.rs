@@ -21,6 +21,7 @@ pub mod predicate;
 pub mod predicate_corpus;
 pub mod rng;
 pub mod selftest;
+pub mod spans;
 pub mod spec;
 pub mod targets;
 

@@ -10,6 +10,7 @@ use crate::dsl::{self, Ast, AstKind, Stmt};
 use crate::error::{LineIndex, SpecError};
 use crate::names;
 use crate::predicate;
+use crate::spans::{first_content_line, in_file_order};
 
 /// The most components a vector shape may have (OpenCL C's widest vector).
 pub const MAX_COMPONENTS: usize = 16;
@@ -927,14 +928,6 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
     Ok(out)
 }
 
-/// Table entries in the order they appear in the file.
-/// A table's entries in the order the file states them.
-pub(crate) fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanned<T>)> {
-    let mut v: Vec<_> = map.iter().collect();
-    v.sort_by_key(|(_, s)| s.span().start);
-    v
-}
-
 fn is_c_identifier(s: &str) -> bool {
     names::is_identifier(s)
 }
@@ -1147,17 +1140,6 @@ fn parse_kind(s: &str) -> Option<ParamKind> {
 /// that follows its opening quotes.
 fn content_line(loc: &Loc, text: &str, offset: usize) -> usize {
     first_content_line(&loc.lines, text, offset)
-}
-
-/// The first line of a string value's content that starts at `offset`.
-pub(crate) fn first_content_line(lines: &LineIndex, text: &str, offset: usize) -> usize {
-    let line = lines.line(offset);
-    let rest = &text[offset.min(text.len())..];
-    if rest.starts_with("\"\"\"\n") || rest.starts_with("'''\n") {
-        line + 1
-    } else {
-        line
-    }
 }
 
 fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, elem: Option<String>, s: &Spanned<String>) -> Result<Body, SpecError> {
