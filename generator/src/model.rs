@@ -680,7 +680,7 @@ impl Model {
             let ours = match c {
                 Callable::Function(f) => Some((f.input_words(), "its parameters give")),
                 Callable::Kernel(Kernel { kind: KernelKind::Linalg { routine, n, many: false }, .. }) => {
-                    Some((crate::linalg::words(*routine, *n).0, "the routine takes"))
+                    Some((crate::spec::words(*routine, *n).0, "the routine takes"))
                 }
                 Callable::Kernel(_) => None,
             };
@@ -732,7 +732,7 @@ impl Model {
         // single form's words (the many-lane form takes it as one lane).
         for k in &self.kernels {
             let KernelKind::Linalg { routine, n, .. } = &k.kind else { continue };
-            let w_in = crate::linalg::words(*routine, *n).0;
+            let w_in = crate::spec::words(*routine, *n).0;
             for p in self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
                 if p.words.len() != w_in {
                     return Err(SpecError {
