@@ -44,10 +44,12 @@ pub fn load(root: &std::path::Path) -> Result<Model, Error> {
     Ok(model(&spec)?)
 }
 
-/// The model of a spec that every target can print: `Model::build`, then each
-/// target's own checks (`Target::validate`), before anything is evaluated.
+/// The model of a spec that every target can print: `Model::build`, then the
+/// checks that evaluate it (`Model::check_probes`, in `kernel`), then each
+/// target's own checks (`Target::validate`).
 pub fn model(spec: &spec::Spec) -> Result<Model, SpecError> {
     let m = Model::build(spec)?;
+    m.check_probes()?;
     for t in targets::registry() {
         t.validate(&m)?;
     }
