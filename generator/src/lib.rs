@@ -6,6 +6,7 @@ pub mod bands;
 pub mod contract_doc;
 pub mod corpus;
 pub mod df64;
+pub mod df64_spec;
 pub mod dsl;
 pub mod error;
 pub mod fuzzing;

@@ -48,9 +48,9 @@ struct RawSpec {
     int_functions: BTreeMap<String, Spanned<predicate::RawIntFunction>>,
     #[serde(default)]
     predicates: BTreeMap<String, Spanned<predicate::RawPredicate>>,
-    df64: Option<Spanned<crate::df64::RawDf64>>,
+    df64: Option<Spanned<crate::df64_spec::RawDf64>>,
     #[serde(default)]
-    df64_ops: BTreeMap<String, Spanned<crate::df64::RawOp>>,
+    df64_ops: BTreeMap<String, Spanned<crate::df64_spec::RawOp>>,
 }
 
 #[derive(Deserialize)]
@@ -531,7 +531,7 @@ pub struct Spec {
     pub predicates: predicate::Predicates,
     /// `[df64]` and `[df64_ops]`: the f64 functions on a target without
     /// binary64.
-    pub df64: Option<crate::df64::Df64Spec>,
+    pub df64: Option<crate::df64_spec::Df64Spec>,
 }
 
 /// The metric a spec states for a family on a target.
@@ -889,7 +889,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
     check_called(&loc, &raw.shared, &families, &shared)?;
     families.extend(shared);
     let names: Vec<String> = families.iter().filter(|f| !f.internal).map(|f| f.name.clone()).collect();
-    let df64 = crate::df64::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names)?;
+    let df64 = crate::df64_spec::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names)?;
     let spec = Spec { df64, ..spec };
     let policy = policy(&loc, &raw, &families)?;
     let spec = Spec { families, policy, ..spec };
