@@ -6,6 +6,7 @@ pub mod bands;
 pub mod contract_doc;
 pub mod corpus;
 pub mod df64;
+pub mod df64_spec;
 pub mod dsl;
 pub mod error;
 pub mod fuzzing;
@@ -21,6 +22,7 @@ pub mod predicate;
 pub mod predicate_corpus;
 pub mod rng;
 pub mod selftest;
+pub mod spans;
 pub mod spec;
 pub mod targets;
 
@@ -44,11 +46,12 @@ pub fn load(root: &std::path::Path) -> Result<Model, Error> {
 }
 
 /// The model of a spec that every target can print: `Model::build`, the
-/// spec's per-target tables against the targets' facts
-/// (`targets::check_facts`), then each target's own checks
-/// (`Target::validate`), before anything is evaluated.
+/// checks that evaluate it (`Model::check_probes`, in `kernel`), the spec's
+/// per-target tables against the targets' facts (`targets::check_facts`),
+/// then each target's own checks (`Target::validate`).
 pub fn model(spec: &spec::Spec) -> Result<Model, SpecError> {
     let m = Model::build(spec)?;
+    m.check_probes()?;
     targets::check_facts(&m)?;
     for t in targets::registry() {
         t.validate(&m)?;

@@ -594,7 +594,6 @@ impl Model {
         model.check_policy()?;
         model.check_names()?;
         model.check_reference()?;
-        model.check_probes()?;
         Ok(model)
     }
 
@@ -680,7 +679,7 @@ impl Model {
             let ours = match c {
                 Callable::Function(f) => Some((f.input_words(), "its parameters give")),
                 Callable::Kernel(Kernel { kind: KernelKind::Linalg { routine, n, many: false }, .. }) => {
-                    Some((crate::linalg::words(*routine, *n).0, "the routine takes"))
+                    Some((crate::spec::words(*routine, *n).0, "the routine takes"))
                 }
                 Callable::Kernel(_) => None,
             };
@@ -710,64 +709,6 @@ impl Model {
     /// C-style name of a kernel, e.g. `aether_f32_sum_array`.
     pub fn kernel_c_name(&self, k: &Kernel) -> String {
         format!("aether_{}_{}", self.prefix(&k.shape, &k.elem), k.op)
-    }
-
-    /// A family's probes have as many words as its functions take; a
-    /// kernel's probes are inputs its flat convention accepts (checked by
-    /// evaluating them on the model); and every word fits the element type.
-    fn check_probes(&self) -> Result<(), SpecError> {
-        for f in &self.functions {
-            for p in &self.spec.family(&f.family).unwrap().cases {
-                if p.words.len() != f.input_words() {
-                    return Err(SpecError {
-                        file: self.spec.file.clone(),
-                        line: p.line,
-                        key: p.key.clone(),
-                        message: format!("probe `{}` has {} words; {} takes {}", p.label, p.words.len(), self.c_name(f), f.input_words()),
-                    });
-                }
-            }
-        }
-        // A linear-algebra kernel's probe is one problem of its shape: the
-        // single form's words (the many-lane form takes it as one lane).
-        for k in &self.kernels {
-            let KernelKind::Linalg { routine, n, .. } = &k.kind else { continue };
-            let w_in = crate::linalg::words(*routine, *n).0;
-            for p in self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
-                if p.words.len() != w_in {
-                    return Err(SpecError {
-                        file: self.spec.file.clone(),
-                        line: p.line,
-                        key: p.key.clone(),
-                        message: format!(
-                            "probe `{}` has {} words; {} takes {w_in} (a probe for one shape goes in `shape_cases.<shape>`)",
-                            p.label,
-                            p.words.len(),
-                            self.kernel_c_name(k)
-                        ),
-                    });
-                }
-            }
-        }
-        let lowered = self.lowered();
-        for c in self.callables() {
-            let bits = self.spec.types.iter().find(|t| t.name == c.elem()).map_or(64, |t| t.bits);
-            let probes: Vec<&crate::spec::Probe> = match c {
-                Callable::Function(f) => self.spec.family(&f.family).unwrap().cases.iter().collect(),
-                Callable::Kernel(k) => self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)).collect(),
-            };
-            for p in probes {
-                let words: Vec<u64> = p.words.iter().map(|w| w.word(bits)).collect();
-                let err = |m: String| self.error_at(p.line, p.key.clone(), format!("probe `{}`: {m}", p.label));
-                if let Some(w) = words.iter().find(|&&w| bits < 64 && w >> bits != 0) {
-                    return Err(err(format!("word {w} does not fit the {bits} bits of {}", c.c_name(self))));
-                }
-                if let Callable::Kernel(k) = c {
-                    crate::kernel::evaluate(self, &lowered, k, &words).map_err(err)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// A family given either-zero slack must return fmin/fmax results directly,

@@ -232,6 +232,7 @@ impl Mutant {
     /// lowered functions.
     pub fn build(self, model: &Model) -> Result<(Model, Vec<Function>), SpecError> {
         let m = Model::build(&self.spec(&model.spec))?;
+        m.check_probes()?;
         let lowered = m
             .functions
             .iter()

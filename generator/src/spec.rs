@@ -10,6 +10,7 @@ use crate::dsl::{self, Ast, AstKind, Stmt};
 use crate::error::{LineIndex, SpecError};
 use crate::names;
 use crate::predicate;
+use crate::spans::{first_content_line, in_file_order};
 
 /// The most components a vector shape may have (OpenCL C's widest vector).
 pub const MAX_COMPONENTS: usize = 16;
@@ -47,9 +48,9 @@ struct RawSpec {
     int_functions: BTreeMap<String, Spanned<predicate::RawIntFunction>>,
     #[serde(default)]
     predicates: BTreeMap<String, Spanned<predicate::RawPredicate>>,
-    df64: Option<Spanned<crate::df64::RawDf64>>,
+    df64: Option<Spanned<crate::df64_spec::RawDf64>>,
     #[serde(default)]
-    df64_ops: BTreeMap<String, Spanned<crate::df64::RawOp>>,
+    df64_ops: BTreeMap<String, Spanned<crate::df64_spec::RawOp>>,
 }
 
 #[derive(Deserialize)]
@@ -530,7 +531,7 @@ pub struct Spec {
     pub predicates: predicate::Predicates,
     /// `[df64]` and `[df64_ops]`: the f64 functions on a target without
     /// binary64.
-    pub df64: Option<crate::df64::Df64Spec>,
+    pub df64: Option<crate::df64_spec::Df64Spec>,
 }
 
 /// The metric a spec states for a family on a target.
@@ -671,6 +672,40 @@ impl Routine {
     pub fn name(self) -> &'static str {
         Routine::ALL.iter().find(|(_, r)| *r == self).unwrap().0
     }
+}
+
+/// What a routine reads and writes, in words, for size n.
+pub fn words(routine: Routine, n: usize) -> (usize, usize) {
+    let nn = n * n;
+    match routine {
+        Routine::Lu => (nn, nn + n + 1),
+        Routine::LuSolve => (nn + 2 * n, n),
+        Routine::SolveLower | Routine::SolveLowerUnit | Routine::SolveUpper | Routine::SolveUpperUnit => (nn + n, n),
+        Routine::DetLu => (nn, 1),
+        Routine::Inverse | Routine::Cholesky => (nn, nn + 1),
+        Routine::CholeskySolve => (nn + n, n),
+        Routine::Eigh => (nn, n + nn),
+    }
+}
+
+/// The words of one problem that are whole numbers, not floats: in the
+/// input (`lu_solve`'s pivots) and in the result (`lu`'s pivots and info,
+/// `inverse`'s and `cholesky`'s info).
+pub fn whole_words(routine: Routine, n: usize) -> (Vec<usize>, Vec<usize>) {
+    let nn = n * n;
+    let input = pivot_words(routine, n).map_or(Vec::new(), |(at, count)| (at..at + count).collect());
+    let output = match routine {
+        Routine::Lu => (nn..nn + n + 1).collect(),
+        Routine::Inverse | Routine::Cholesky => vec![nn],
+        _ => Vec::new(),
+    };
+    (input, output)
+}
+
+/// Where a routine's input holds pivot rows, and how many: `lu_solve` takes
+/// `LU`, then the n pivots (pivot k in k+1..=n), then `b`.
+pub fn pivot_words(routine: Routine, n: usize) -> Option<(usize, usize)> {
+    (routine == Routine::LuSolve).then_some((n * n, n))
 }
 
 /// Where element i of an array goes among the lanes.
@@ -850,7 +885,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
     check_called(&loc, &raw.shared, &families, &shared)?;
     families.extend(shared);
     let names: Vec<String> = families.iter().filter(|f| !f.internal).map(|f| f.name.clone()).collect();
-    let df64 = crate::df64::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names)?;
+    let df64 = crate::df64_spec::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names)?;
     let spec = Spec { df64, ..spec };
     let policy = policy(&loc, &raw, &families)?;
     let spec = Spec { families, policy, ..spec };
@@ -919,14 +954,6 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
         out.push(TargetBands { target: target.clone(), line: loc.lines.line(b.span().start), entries, ops });
     }
     Ok(out)
-}
-
-/// Table entries in the order they appear in the file.
-/// A table's entries in the order the file states them.
-pub(crate) fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanned<T>)> {
-    let mut v: Vec<_> = map.iter().collect();
-    v.sort_by_key(|(_, s)| s.span().start);
-    v
 }
 
 fn is_c_identifier(s: &str) -> bool {
@@ -1141,17 +1168,6 @@ fn parse_kind(s: &str) -> Option<ParamKind> {
 /// that follows its opening quotes.
 fn content_line(loc: &Loc, text: &str, offset: usize) -> usize {
     first_content_line(&loc.lines, text, offset)
-}
-
-/// The first line of a string value's content that starts at `offset`.
-pub(crate) fn first_content_line(lines: &LineIndex, text: &str, offset: usize) -> usize {
-    let line = lines.line(offset);
-    let rest = &text[offset.min(text.len())..];
-    if rest.starts_with("\"\"\"\n") || rest.starts_with("'''\n") {
-        line + 1
-    } else {
-        line
-    }
 }
 
 fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, elem: Option<String>, s: &Spanned<String>) -> Result<Body, SpecError> {
