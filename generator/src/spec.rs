@@ -56,6 +56,9 @@ struct RawSpec {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawBands {
+    /// Another target's table this one starts from (`like = "wgsl"`): its
+    /// entries and accuracies, each replaced where this table states it.
+    like: Option<Spanned<String>>,
     #[serde(default)]
     bits: Vec<Spanned<String>>,
     #[serde(default)]
@@ -909,6 +912,16 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
             return Err(loc.err(b.span().start, key, format!("`{}` is not a target's bands key", target.escape_debug())));
         }
         let r = b.get_ref();
+        let base: Option<&TargetBands> = match &r.like {
+            None => None,
+            Some(l) => Some(out.iter().find(|t: &&TargetBands| &t.target == l.get_ref()).ok_or_else(|| {
+                loc.err(
+                    l.span().start,
+                    format!("{key}.like"),
+                    format!("`{}`: no band table `[bands.{}]` above this one to start from", l.get_ref(), l.get_ref()),
+                )
+            })?),
+        };
         let mut entries: Vec<BandEntry> = Vec::new();
         for (metric, list) in [
             (BandMetric::Bits, &r.bits),
@@ -928,8 +941,21 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
                 entries.push(BandEntry { name: name.clone(), metric, line: loc.lines.line(n.span().start) });
             }
         }
+        // A table that starts from another keeps the other's entries that it
+        // does not state itself, in the other's order, before its own.
+        if let Some(base) = base {
+            let inherited: Vec<BandEntry> = base.entries.iter().filter(|e| !entries.iter().any(|m| m.name == e.name)).cloned().collect();
+            entries = inherited.into_iter().chain(entries).collect();
+        }
         let op = |name: &str, v: &Option<Spanned<f64>>| -> Result<f64, SpecError> {
             let Some(v) = v else {
+                if let Some(base) = base {
+                    return Ok(match name {
+                        "add_sub_mul_ulp" => base.ops.add_sub_mul,
+                        "div_ulp" => base.ops.div,
+                        _ => base.ops.sqrt,
+                    });
+                }
                 return Err(loc.err(
                     b.span().start,
                     key.clone(),
