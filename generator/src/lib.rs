@@ -24,7 +24,7 @@ pub mod selftest;
 pub mod spec;
 pub mod targets;
 
-pub use error::{Error, SpecError};
+pub use error::{Error, SpecError, SpecErrors};
 pub use model::Model;
 
 /// Where the spec lives, relative to the repository root.
@@ -45,10 +45,10 @@ pub fn load(root: &std::path::Path) -> Result<Model, Error> {
 
 /// The model of a spec that every target can print: `Model::build`, then each
 /// target's own checks (`Target::validate`), before anything is evaluated.
-pub fn model(spec: &spec::Spec) -> Result<Model, SpecError> {
+/// The targets check one built model independently: every target's error is
+/// reported.
+pub fn model(spec: &spec::Spec) -> Result<Model, SpecErrors> {
     let m = Model::build(spec)?;
-    for t in targets::registry() {
-        t.validate(&m)?;
-    }
+    SpecErrors::check(targets::registry().iter().filter_map(|t| t.validate(&m).err()).collect())?;
     Ok(m)
 }
