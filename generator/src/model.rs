@@ -497,7 +497,7 @@ fn expr_function(
 impl Model {
     /// The model of a checked spec. Each family and kernel is built on its
     /// own and every refused one's first error is returned; then, on the
-    /// whole model, the checks of [`Model::check`].
+    /// whole model, the independent checks of `Model::check`.
     pub fn build(spec: &Spec) -> Result<Model, SpecErrors> {
         let mut functions = Vec::new();
         let mut errors = Vec::new();
