@@ -81,7 +81,7 @@ pub fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec
         let words: Vec<u64> = p.words.iter().map(|x| x.word(w)).collect();
         if let Some((n_in, _)) = c.fixed_words() {
             if words.len() != n_in {
-                return Err(Error::Spec(SpecError {
+                return Err(Error::from(SpecError {
                     file: model.spec.file.clone(),
                     line: p.line,
                     key: p.key.clone(),
@@ -313,9 +313,9 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             let (line, key) = model.origin(c);
             let what = format!("{c_name} (family `{}`, shape `{}`, type `{}`)", c.family(), c.shape(), c.elem());
             let ours = kernel::evaluate_callable(model, &lowered, i, &inputs)
-                .map_err(|m| Error::Spec(model.error_at(line, key.clone(), format!("{what}: {m}"))))?;
+                .map_err(|m| Error::from(model.error_at(line, key.clone(), format!("{what}: {m}"))))?;
             if !policy::matches(&expected, &ours, w, c.is_float(), c.either_zero()) {
-                return Err(Error::Spec(model.error_at(
+                return Err(Error::from(model.error_at(
                     line,
                     key,
                     format!(

@@ -187,11 +187,12 @@ impl Model {
     /// A family's probes have as many words as its functions take; a
     /// kernel's probes are inputs its flat convention accepts (checked by
     /// evaluating them on the model); and every word fits the element type.
-    pub fn check_probes(&self) -> Result<(), SpecError> {
+    pub fn check_probes(&self) -> Vec<SpecError> {
+        let mut errors = Vec::new();
         for f in &self.functions {
             for p in &self.spec.family(&f.family).unwrap().cases {
                 if p.words.len() != f.input_words() {
-                    return Err(SpecError {
+                    errors.push(SpecError {
                         file: self.spec.file.clone(),
                         line: p.line,
                         key: p.key.clone(),
@@ -207,7 +208,7 @@ impl Model {
             let w_in = crate::spec::words(*routine, *n).0;
             for p in self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
                 if p.words.len() != w_in {
-                    return Err(SpecError {
+                    errors.push(SpecError {
                         file: self.spec.file.clone(),
                         line: p.line,
                         key: p.key.clone(),
@@ -221,6 +222,10 @@ impl Model {
                 }
             }
         }
+        // Only probes of the right length are evaluated.
+        if !errors.is_empty() {
+            return errors;
+        }
         let lowered = self.lowered();
         for c in self.callables() {
             let bits = self.spec.types.iter().find(|t| t.name == c.elem()).map_or(64, |t| t.bits);
@@ -232,14 +237,15 @@ impl Model {
                 let words: Vec<u64> = p.words.iter().map(|w| w.word(bits)).collect();
                 let err = |m: String| self.error_at(p.line, p.key.clone(), format!("probe `{}`: {m}", p.label));
                 if let Some(w) = words.iter().find(|&&w| bits < 64 && w >> bits != 0) {
-                    return Err(err(format!("word {w} does not fit the {bits} bits of {}", c.c_name(self))));
+                    errors.push(err(format!("word {w} does not fit the {bits} bits of {}", c.c_name(self))));
+                    continue;
                 }
                 if let Callable::Kernel(k) = c {
-                    evaluate(self, &lowered, k, &words).map_err(err)?;
+                    errors.extend(evaluate(self, &lowered, k, &words).map_err(err).err());
                 }
             }
         }
-        Ok(())
+        errors
     }
 }
 

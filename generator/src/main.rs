@@ -47,7 +47,10 @@ fn main() -> ExitCode {
     let outputs = match load(&root).and_then(|m| output::generate(&m)) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Several spec errors print one per line, each its own `error:`.
+            for line in e.to_string().lines() {
+                eprintln!("error: {line}");
+            }
             eprintln!("nothing was written");
             return ExitCode::from(2);
         }

@@ -92,10 +92,15 @@ fn a_failing_run_writes_nothing() {
     std::fs::write(tmp.join("c_core/aether_core.c"), b"edited by hand").unwrap();
     let spec = tmp.join("spec/aether.toml");
     let text = std::fs::read_to_string(&spec).unwrap().replacen("\nnesting = \"right\"", "\nnesting = \"sideways\"", 1);
+    // A second, independent error: both are printed, each on its own line.
+    let text = text.replacen("c_type = \"float\"", "c_type = \"double\"", 1);
     std::fs::write(&spec, text).unwrap();
     let (code, out) = run(&tmp, false);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("spec/aether.toml:") && out.contains("`rules.fold.nesting`: unknown nesting `sideways`"), "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error: spec/aether.toml:")).collect();
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].ends_with("`types.f32.c_type`: a 32-bit element type is C `float`, not `double`"), "{out}");
+    assert!(errors[1].ends_with("`rules.fold.nesting`: unknown nesting `sideways` (expected `right` or `left`)"), "{out}");
     assert!(out.contains("nothing was written"), "{out}");
     assert_eq!(std::fs::read(tmp.join("c_core/aether_core.c")).unwrap(), b"edited by hand");
     assert_ne!(before, b"edited by hand");

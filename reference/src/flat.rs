@@ -738,7 +738,8 @@ pub fn input_words(family: &str, shape: &str, elem: &str) -> Option<usize> {
 /// Every `(family, shape, elem)` implemented: each family of the spec for
 /// each shape it lists, each compensated-summation function, and each
 /// linear-algebra routine (single and `_lanes`, for `mat2`, `mat3`, `mat4`),
-/// for `f32` and for `f64`.
+/// for `f32` and for `f64`. Read off the table [`lookup`] searches; the
+/// generator refuses a spec that does not list every one of them.
 pub fn entries() -> &'static [(&'static str, &'static str, &'static str)] {
     &KEYS
 }
