@@ -937,8 +937,8 @@ fn independent_errors_are_all_reported_in_line_order() {
         ),
         format!("spec/aether.toml:{}: `families.cross.shapes`: unknown shape `vec5`", line_at("shapes = [\"vec3\"]\nparams")),
         format!(
-            "spec/aether.toml:{}: `families.jacobi_rotation.params`: parameter name `or` is reserved in a target language (C, \
-             C++, CUDA, OpenCL C or WGSL)",
+            "spec/aether.toml:{}: `families.jacobi_rotation.params`: parameter name `or` is reserved by target c, cuda \
+             (generator/src/targets/c/keywords.txt)",
             line_at("params = [\"app: self\", \"aqq: self\", \"apq: self\"]\nreturns")
         ),
     ];

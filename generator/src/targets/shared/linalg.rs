@@ -1,7 +1,7 @@
 //! The per-lane linear algebra printed for every target: the schedules of
 //! `crate::linalg`, built once here as statement trees (`stmt`) over
 //! row-major arrays and spelled by the target (`stmt::Statements`: the C
-//! family through `c::Dialect`, WGSL through `wgsl::Wgsl`). Each routine is
+//! family through `c_family::Dialect`, WGSL through `wgsl::Wgsl`). Each routine is
 //! a file-local helper over plain arrays, wrapped by the public function of
 //! its shape; a C many-lane form loops over the single form.
 
