@@ -172,6 +172,15 @@ fn lerp_is_a_plus_t_times_difference() {
 }
 
 #[test]
+fn reflect_is_v_minus_twice_the_dot_times_n() {
+    // k = 2 * dot(n, v) = 2 * (0.8f*0.7f + (0.6f*0.1f + 0*0.1f)), then
+    // v[i] - k * n[i] with the product rounded: y and z below. One rounding
+    // of v[i] - k * n[i] (an FMA) would give 0xbf24dd30 and 0xbe958107.
+    let got = Vec3::new(0.1f32, 0.1, 0.7).reflect(Vec3::new(0.0, 0.6, 0.8));
+    assert_vec_bits32(got.to_array(), [0x3dcc_cccd, 0xbf24_dd2f, 0xbe95_8108]);
+}
+
+#[test]
 fn scale_add_sub_mul() {
     let a = Vec4::new(1.0f64, 2.0, 3.0, 4.0);
     let b = Vec4::new(0.5f64, -1.0, 2.0, 0.0);
@@ -451,26 +460,26 @@ fn entries_cover_the_spec() {
     // Family x shape pairs in spec/aether.toml: fmin, fmax, sign (1 each) = 3;
     // add, sub, mul, scale, div (3 each) = 15; neg, abs (4 each) = 8;
     // min, max, lerp (3 each) = 9; sum, dot, squared_norm, norm, max_norm,
-    // is_finite (3 each) = 18; normalize 4; cross 1; quat_mul, conjugate,
+    // is_finite (3 each) = 18; normalize 4; cross, reflect 2; quat_mul, conjugate,
     // rotate (1 each) = 3; mul_vec, mat_mul, transpose, identity, mat_dot,
     // determinant, inverse_adjugate (3 each) = 21; jacobi_rotation, jacobi_update,
-    // jacobi_diag (1 each) = 3. Total 85 per element type, 170 in all.
-    // The compensated summation adds 15 per element type: 100 and 200.
-    // The linear algebra adds 66 per element type: 166 and 332.
-    // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
-    // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
-    // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354;
-    // asin and acos 2: 179 and 358; slerp 1: 180 and 360; tan 1: 181 and 362;
-    // pow 1: 182 and 364; their nine polynomials (sin_poly .. pow_poly) 9:
-    // 191 and 382.
+    // jacobi_diag (1 each) = 3. Total 86 per element type, 172 in all.
+    // The compensated summation adds 15 per element type: 101 and 202.
+    // The linear algebra adds 66 per element type: 167 and 334.
+    // The elementary functions (sincos, sin, cos) add 3: 170 and 340; the
+    // rotations from angles (from_axis_angle, from_euler_xyz) 2: 172 and 344;
+    // atan and atan2 2: 174 and 348; exp, log, exp2, log2 4: 178 and 356;
+    // asin and acos 2: 180 and 360; slerp 1: 181 and 362; tan 1: 182 and 364;
+    // pow 1: 183 and 366; their nine polynomials (sin_poly .. pow_poly) 9:
+    // 192 and 384.
     let all = entries();
-    assert_eq!(all.len(), 382);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 191);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 191);
+    assert_eq!(all.len(), 384);
+    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 192);
+    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 192);
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), 382, "duplicate entries");
+    assert_eq!(sorted.len(), 384, "duplicate entries");
     for &(family, shape, elem) in all {
         assert!(lookup(family, shape, elem).is_some());
     }
@@ -591,7 +600,7 @@ fn every_entry_runs_and_sizes_its_output() {
         let ones = |k: usize| vec![one; k];
         let (inputs, outputs) = match family {
             "identity" => (ones(0), n),
-            "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
+            "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "reflect" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
             "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "tan" | "atan" | "exp" | "log" | "exp2"
             | "log2" | "asin" | "acos" | "sin_poly" | "cos_poly" | "tan_poly" | "atan_poly" | "asin_poly" | "exp_poly" | "exp2_poly"
             | "log_poly" | "pow_poly" => (ones(n), n),
