@@ -1373,6 +1373,30 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_cross_bat
     *aether_result = out;
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_reflect_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_v, const aether_vec3fx8 *aether_n)
+{
+    const aether_vec3fx8 v = *aether_v;
+    const aether_vec3fx8 n = *aether_n;
+    const aether_f32x8 k = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * (aether_product_f32x8((n.z * v.z)) + (aether_product_f32x8((n.y * v.y)) + aether_product_f32x8((n.x * v.x))))));
+    aether_vec3fx8 out;
+    out.x = (v.x - aether_product_f32x8((k * n.x)));
+    out.y = (v.y - aether_product_f32x8((k * n.y)));
+    out.z = (v.z - aether_product_f32x8((k * n.z)));
+    *aether_result = out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_reflect_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_v, const aether_vec3dx4 *aether_n)
+{
+    const aether_vec3dx4 v = *aether_v;
+    const aether_vec3dx4 n = *aether_n;
+    const aether_f64x4 k = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * (aether_product_f64x4((n.z * v.z)) + (aether_product_f64x4((n.y * v.y)) + aether_product_f64x4((n.x * v.x))))));
+    aether_vec3dx4 out;
+    out.x = (v.x - aether_product_f64x4((k * n.x)));
+    out.y = (v.y - aether_product_f64x4((k * n.y)));
+    out.z = (v.z - aether_product_f64x4((k * n.z)));
+    *aether_result = out;
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_mul_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_a, const aether_quatfx8 *aether_b)
 {
     const aether_quatfx8 a = *aether_a;
@@ -5240,6 +5264,30 @@ static inline aether_vec3d aether_vec3d_cross_batch_item(const aether_vec3d *aet
     out.x = (aether_product_vec_f64((a.y * b.z)) - aether_product_vec_f64((a.z * b.y)));
     out.y = (aether_product_vec_f64((a.z * b.x)) - aether_product_vec_f64((a.x * b.z)));
     out.z = (aether_product_vec_f64((a.x * b.y)) - aether_product_vec_f64((a.y * b.x)));
+    return out;
+}
+
+static inline aether_vec3f aether_vec3f_reflect_batch_item(const aether_vec3f *aether_v, const aether_vec3f *aether_n)
+{
+    const aether_vec3f v = *aether_v;
+    const aether_vec3f n = *aether_n;
+    const float k = aether_product_vec_f32((2.0f * (aether_product_vec_f32((n.z * v.z)) + (aether_product_vec_f32((n.y * v.y)) + aether_product_vec_f32((n.x * v.x))))));
+    aether_vec3f out;
+    out.x = (v.x - aether_product_vec_f32((k * n.x)));
+    out.y = (v.y - aether_product_vec_f32((k * n.y)));
+    out.z = (v.z - aether_product_vec_f32((k * n.z)));
+    return out;
+}
+
+static inline aether_vec3d aether_vec3d_reflect_batch_item(const aether_vec3d *aether_v, const aether_vec3d *aether_n)
+{
+    const aether_vec3d v = *aether_v;
+    const aether_vec3d n = *aether_n;
+    const double k = aether_product_vec_f64((2.0 * (aether_product_vec_f64((n.z * v.z)) + (aether_product_vec_f64((n.y * v.y)) + aether_product_vec_f64((n.x * v.x))))));
+    aether_vec3d out;
+    out.x = (v.x - aether_product_vec_f64((k * n.x)));
+    out.y = (v.y - aether_product_vec_f64((k * n.y)));
+    out.z = (v.z - aether_product_vec_f64((k * n.z)));
     return out;
 }
 
@@ -14701,6 +14749,168 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
 #endif
     for (; i < n; ++i) {
         out[i] = aether_vec3d_cross_batch_item(&a[i], &b[i]);
+    }
+}
+
+void aether_vec3f_reflect_soa(const float *v, const float *n, float *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 8u; i += 8u) {
+        aether_vec3fx8 v_v;
+        aether_vec3fx8 v_n;
+        aether_vec3fx8 aether_r;
+        memcpy(&v_v.x, v + 0u * n + i, 8u * sizeof(float));
+        memcpy(&v_v.y, v + 1u * n + i, 8u * sizeof(float));
+        memcpy(&v_v.z, v + 2u * n + i, 8u * sizeof(float));
+        memcpy(&v_n.x, n + 0u * n + i, 8u * sizeof(float));
+        memcpy(&v_n.y, n + 1u * n + i, 8u * sizeof(float));
+        memcpy(&v_n.z, n + 2u * n + i, 8u * sizeof(float));
+        aether_vec3f_reflect_batch_x8(&aether_r, &v_v, &v_n);
+        memcpy(out + 0u * n + i, &aether_r.x, 8u * sizeof(float));
+        memcpy(out + 1u * n + i, &aether_r.y, 8u * sizeof(float));
+        memcpy(out + 2u * n + i, &aether_r.z, 8u * sizeof(float));
+    }
+#endif
+    for (; i < n; ++i) {
+        aether_vec3f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        aether_vec3f v_n;
+        v_n.x = n[0u * n + i];
+        v_n.y = n[1u * n + i];
+        v_n.z = n[2u * n + i];
+        const aether_vec3f result = aether_vec3f_reflect(v_v, v_n);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+void aether_vec3f_reflect_aos(const aether_vec3f *v, const aether_vec3f *n, aether_vec3f *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 8u; i += 8u) {
+        aether_vec3fx8 v_v;
+        aether_vec3fx8 v_n;
+        aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(v + i), &v_v.x, &v_v.y, &v_v.z);
+        #else
+        aether_f32x8 v_v_w0, v_v_w1, v_v_w2;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_v.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_v_w0, v_v_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_v_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(n + i), &v_n.x, &v_n.y, &v_n.z);
+        #else
+        aether_f32x8 v_n_w0, v_n_w1, v_n_w2;
+        memcpy(&v_n_w0, (const char *)(const void *)(n + i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_n_w1, (const char *)(const void *)(n + i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&v_n_w2, (const char *)(const void *)(n + i) + 16u * sizeof(float), 8u * sizeof(float));
+        v_n.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_n_w0, v_n_w1, 0, 3, 6, 9, 12, 15, 0, 0), v_n_w2, 0, 1, 2, 3, 4, 5, 10, 13);
+        v_n.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_n_w0, v_n_w1, 1, 4, 7, 10, 13, 0, 0, 0), v_n_w2, 0, 1, 2, 3, 4, 8, 11, 14);
+        v_n.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(v_n_w0, v_n_w1, 2, 5, 8, 11, 14, 0, 0, 0), v_n_w2, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
+        aether_vec3f_reflect_batch_x8(&aether_r, &v_v, &v_n);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(out + i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(out + i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(out + i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_vec3f_reflect_batch_item(&v[i], &n[i]);
+    }
+}
+
+void aether_vec3d_reflect_soa(const double *v, const double *n, double *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; n - i >= 4u; i += 4u) {
+        aether_vec3dx4 v_v;
+        aether_vec3dx4 v_n;
+        aether_vec3dx4 aether_r;
+        memcpy(&v_v.x, v + 0u * n + i, 4u * sizeof(double));
+        memcpy(&v_v.y, v + 1u * n + i, 4u * sizeof(double));
+        memcpy(&v_v.z, v + 2u * n + i, 4u * sizeof(double));
+        memcpy(&v_n.x, n + 0u * n + i, 4u * sizeof(double));
+        memcpy(&v_n.y, n + 1u * n + i, 4u * sizeof(double));
+        memcpy(&v_n.z, n + 2u * n + i, 4u * sizeof(double));
+        aether_vec3d_reflect_batch_x4(&aether_r, &v_v, &v_n);
+        memcpy(out + 0u * n + i, &aether_r.x, 4u * sizeof(double));
+        memcpy(out + 1u * n + i, &aether_r.y, 4u * sizeof(double));
+        memcpy(out + 2u * n + i, &aether_r.z, 4u * sizeof(double));
+    }
+#endif
+    for (; i < n; ++i) {
+        aether_vec3d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        aether_vec3d v_n;
+        v_n.x = n[0u * n + i];
+        v_n.y = n[1u * n + i];
+        v_n.z = n[2u * n + i];
+        const aether_vec3d result = aether_vec3d_reflect(v_v, v_n);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+void aether_vec3d_reflect_aos(const aether_vec3d *v, const aether_vec3d *n, aether_vec3d *out, size_t n)
+{
+    size_t i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; n - i >= 4u; i += 4u) {
+        aether_vec3dx4 v_v;
+        aether_vec3dx4 v_n;
+        aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(v + i), &v_v.x, &v_v.y, &v_v.z);
+        #else
+        aether_f64x4 v_v_w0, v_v_w1, v_v_w2;
+        memcpy(&v_v_w0, (const char *)(const void *)(v + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w1, (const char *)(const void *)(v + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_v_w2, (const char *)(const void *)(v + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_v.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 0, 3, 6, 0), v_v_w2, 0, 1, 2, 5);
+        v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 1, 4, 7, 0), v_v_w2, 0, 1, 2, 6);
+        v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_v_w0, v_v_w1, 2, 5, 0, 0), v_v_w2, 0, 1, 4, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(n + i), &v_n.x, &v_n.y, &v_n.z);
+        #else
+        aether_f64x4 v_n_w0, v_n_w1, v_n_w2;
+        memcpy(&v_n_w0, (const char *)(const void *)(n + i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_n_w1, (const char *)(const void *)(n + i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&v_n_w2, (const char *)(const void *)(n + i) + 8u * sizeof(double), 4u * sizeof(double));
+        v_n.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_n_w0, v_n_w1, 0, 3, 6, 0), v_n_w2, 0, 1, 2, 5);
+        v_n.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_n_w0, v_n_w1, 1, 4, 7, 0), v_n_w2, 0, 1, 2, 6);
+        v_n.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(v_n_w0, v_n_w1, 2, 5, 0, 0), v_n_w2, 0, 1, 4, 7);
+        #endif
+        aether_vec3d_reflect_batch_x4(&aether_r, &v_v, &v_n);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f64x4((double *)(void *)(out + i), aether_r.x, aether_r.y, aether_r.z);
+        #else
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(out + i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(out + i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(out + i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
+    }
+#endif
+    for (; i < n; ++i) {
+        out[i] = aether_vec3d_reflect_batch_item(&v[i], &n[i]);
     }
 }
 

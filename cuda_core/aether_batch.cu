@@ -2788,6 +2788,60 @@ extern "C" int aether_vec3d_cross_batch(const double *a, const double *b, double
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_vec3f_reflect(const float *v, const float *n, float *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_vec3f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        aether_vec3f v_n;
+        v_n.x = n[0u * n + i];
+        v_n.y = n[1u * n + i];
+        v_n.z = n[2u * n + i];
+        const aether_vec3f result = aether_vec3f_reflect(v_v, v_n);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+extern "C" int aether_vec3f_reflect_batch(const float *v, const float *n, float *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_vec3f_reflect<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(v, n, out, n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_vec3d_reflect(const double *v, const double *n, double *out, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i;
+    for (i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        aether_vec3d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        aether_vec3d v_n;
+        v_n.x = n[0u * n + i];
+        v_n.y = n[1u * n + i];
+        v_n.z = n[2u * n + i];
+        const aether_vec3d result = aether_vec3d_reflect(v_v, v_n);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+extern "C" int aether_vec3d_reflect_batch(const double *v, const double *n, double *out, size_t n, cudaStream_t stream)
+{
+    if (n == 0u) return 0;
+    aether_batch_kernel_vec3d_reflect<<<aether_batch_blocks(n), AETHER_BATCH_THREADS, 0, stream>>>(v, n, out, n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_quatf_mul(const float *a, const float *b, float *out, size_t n)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;

@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
+#define AETHER_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -197,6 +197,7 @@ aether_vec3f aether_vec3f_normalize(aether_vec3f a);
 aether_vec4f aether_vec4f_normalize(aether_vec4f a);
 aether_quatf aether_quatf_normalize(aether_quatf a);
 aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
+aether_vec3f aether_vec3f_reflect(aether_vec3f v, aether_vec3f n);
 aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
 aether_quatf aether_quatf_conjugate(aether_quatf a);
 aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
@@ -1697,6 +1698,27 @@ aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
     out.x = ((a.y * b.z) - (a.z * b.y));
     out.y = ((a.z * b.x) - (a.x * b.z));
     out.z = ((a.x * b.y) - (a.y * b.x));
+    return out;
+}
+
+/* aether_vec3f_reflect: Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n[k] * v[k], then the doubling, exact unless it overflows), then v[i] - k * n[i], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
+   Spec:
+       k = 2 * dot(n, v)
+       out[i] = v[i] - k * n[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float k = (2.0f * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+       aether_vec3f out;
+       out.x = (v.x - (k * n.x));
+       out.y = (v.y - (k * n.y));
+       out.z = (v.z - (k * n.z));
+       return out; */
+aether_vec3f aether_vec3f_reflect(aether_vec3f v, aether_vec3f n)
+{
+    const float k = (2.0f * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+    aether_vec3f out;
+    out.x = (v.x - (k * n.x));
+    out.y = (v.y - (k * n.y));
+    out.z = (v.z - (k * n.z));
     return out;
 }
 
@@ -6472,6 +6494,27 @@ __kernel void aether_vec3f_cross_batch(__global const float *a, __global const f
     }
 }
 
+/* aether_vec3f_reflect_batch: out[i] = aether_vec3f_reflect(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_reflect_batch(__global const float *v, __global const float *n, __global float *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3f v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        aether_vec3f v_n;
+        v_n.x = n[0u * n + i];
+        v_n.y = n[1u * n + i];
+        v_n.z = n[2u * n + i];
+        const aether_vec3f result = aether_vec3f_reflect(v_v, v_n);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
 /* aether_quatf_mul_batch: out[i] = aether_quatf_mul(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_quatf_mul_batch(__global const float *a, __global const float *b, __global float *out, ulong n)
 {
@@ -7976,6 +8019,7 @@ aether_vec3d aether_vec3d_normalize(aether_vec3d a);
 aether_vec4d aether_vec4d_normalize(aether_vec4d a);
 aether_quatd aether_quatd_normalize(aether_quatd a);
 aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
+aether_vec3d aether_vec3d_reflect(aether_vec3d v, aether_vec3d n);
 aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
 aether_quatd aether_quatd_conjugate(aether_quatd a);
 aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
@@ -9476,6 +9520,27 @@ aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
     out.x = ((a.y * b.z) - (a.z * b.y));
     out.y = ((a.z * b.x) - (a.x * b.z));
     out.z = ((a.x * b.y) - (a.y * b.x));
+    return out;
+}
+
+/* aether_vec3d_reflect: Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n[k] * v[k], then the doubling, exact unless it overflows), then v[i] - k * n[i], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
+   Spec:
+       k = 2 * dot(n, v)
+       out[i] = v[i] - k * n[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double k = (2.0 * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+       aether_vec3d out;
+       out.x = (v.x - (k * n.x));
+       out.y = (v.y - (k * n.y));
+       out.z = (v.z - (k * n.z));
+       return out; */
+aether_vec3d aether_vec3d_reflect(aether_vec3d v, aether_vec3d n)
+{
+    const double k = (2.0 * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+    aether_vec3d out;
+    out.x = (v.x - (k * n.x));
+    out.y = (v.y - (k * n.y));
+    out.z = (v.z - (k * n.z));
     return out;
 }
 
@@ -14353,6 +14418,27 @@ __kernel void aether_vec3d_cross_batch(__global const double *a, __global const 
         v_b.y = b[1u * n + i];
         v_b.z = b[2u * n + i];
         const aether_vec3d result = aether_vec3d_cross(v_a, v_b);
+        out[0u * n + i] = result.x;
+        out[1u * n + i] = result.y;
+        out[2u * n + i] = result.z;
+    }
+}
+
+/* aether_vec3d_reflect_batch: out[i] = aether_vec3d_reflect(...) for every item i < n. Structure of arrays: component c of item i of every array at [c * n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_reflect_batch(__global const double *v, __global const double *n, __global double *out, ulong n)
+{
+    const ulong i = (ulong)get_global_id(0);
+    if (i >= n) return;
+    {
+        aether_vec3d v_v;
+        v_v.x = v[0u * n + i];
+        v_v.y = v[1u * n + i];
+        v_v.z = v[2u * n + i];
+        aether_vec3d v_n;
+        v_n.x = n[0u * n + i];
+        v_n.y = n[1u * n + i];
+        v_n.z = n[2u * n + i];
+        const aether_vec3d result = aether_vec3d_reflect(v_v, v_n);
         out[0u * n + i] = result.x;
         out[1u * n + i] = result.y;
         out[2u * n + i] = result.z;

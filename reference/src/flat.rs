@@ -660,6 +660,7 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         is_finite [vec2, vec3, vec4] (a: S) => a.is_finite();
         normalize [vec2, vec3, vec4, quat] (a: S) => a.normalize();
         cross [vec3] (a: S, b: S) => a.cross(b);
+        reflect [vec3] (v: S, n: S) => v.reflect(n);
         // quaternions
         quat_mul [quat] (a: S, b: S) => a.mul(b);
         conjugate [quat] (a: S) => a.conjugate();

@@ -172,6 +172,15 @@ fn lerp_is_a_plus_t_times_difference() {
 }
 
 #[test]
+fn reflect_is_v_minus_twice_the_dot_times_n() {
+    // k = 2 * dot(n, v) = 2 * (0.8f*0.7f + (0.6f*0.1f + 0*0.1f)), then
+    // v[i] - k * n[i] with the product rounded: y and z below. One rounding
+    // of v[i] - k * n[i] (an FMA) would give 0xbf24dd30 and 0xbe958107.
+    let got = Vec3::new(0.1f32, 0.1, 0.7).reflect(Vec3::new(0.0, 0.6, 0.8));
+    assert_vec_bits32(got.to_array(), [0x3dcc_cccd, 0xbf24_dd2f, 0xbe95_8108]);
+}
+
+#[test]
 fn scale_add_sub_mul() {
     let a = Vec4::new(1.0f64, 2.0, 3.0, 4.0);
     let b = Vec4::new(0.5f64, -1.0, 2.0, 0.0);
