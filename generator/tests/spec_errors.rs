@@ -935,7 +935,10 @@ fn independent_errors_are_all_reported_in_line_order() {
              a space (`* /`)",
             line_at("doc = \"Componentwise a - b.\"")
         ),
-        format!("spec/aether.toml:{}: `families.cross.shapes`: unknown shape `vec5`", line_at("shapes = [\"vec3\"]\nparams")),
+        format!(
+            "spec/aether.toml:{}: `families.cross.shapes`: unknown shape `vec5`",
+            line_at("shapes = [\"vec3\"]\nparams = [\"a: self\", \"b: self\"]")
+        ),
         format!(
             "spec/aether.toml:{}: `families.jacobi_rotation.params`: parameter name `or` is reserved by target c, cuda \
              (generator/src/targets/c/keywords.txt)",

@@ -74,6 +74,11 @@ pub trait Target {
         &[]
     }
     fn capabilities(&self) -> Capabilities;
+    /// The callables the target's core has (every one of the model, by
+    /// default): a banded target's table must give each a metric.
+    fn callables<'m>(&self, model: &'m Model) -> Vec<crate::model::Callable<'m>> {
+        model.callables()
+    }
     /// The target's section of the contract doc (`docs/numerics-contract.md`,
     /// in registry order after the fingerprint): what it promises beyond the
     /// C core's bits, such as its band table. None for a bit-exact target
@@ -112,7 +117,8 @@ pub fn registry() -> Vec<Box<dyn Target>> {
 
 /// Checks the spec's per-target tables against the registry's facts: each
 /// `[bands.<key>]` is a key some target reads, each banded target has its
-/// table, and each `[df64] targets` entry is a target that prints df64 and
+/// table and the table gives each of the target's callables a metric its
+/// tree allows (`bands::check`), and each `[df64] targets` entry is a target that prints df64 and
 /// lacks binary64. Each error names the spec line and key.
 pub fn check_facts(model: &Model) -> Result<(), SpecError> {
     let spec = &model.spec;
@@ -138,6 +144,9 @@ pub fn check_facts(model: &Model) -> Result<(), SpecError> {
                 let message = format!("target `{}` is not bit-exact: the spec must state its band table `[bands.{k}]`", t.name());
                 return Err(err(line, format!("bands.{k}"), message));
             }
+            // Every callable the target prints has a metric, each one that
+            // its tree allows.
+            crate::bands::check(model, k, &t.callables(model))?;
         }
     }
     if let Some(d) = &spec.df64 {
