@@ -1373,6 +1373,30 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_cross_bat
     *aether_result = aether_out;
 }
 
+static __inline__ __attribute__((__always_inline__)) void aether_vec3f_reflect_batch_x8(aether_vec3fx8 *aether_result, const aether_vec3fx8 *aether_in_v, const aether_vec3fx8 *aether_in_n)
+{
+    const aether_vec3fx8 v = *aether_in_v;
+    const aether_vec3fx8 n = *aether_in_n;
+    const aether_f32x8 k = aether_product_f32x8((aether_batch_splat_f32x8(2.0f) * (aether_product_f32x8((n.z * v.z)) + (aether_product_f32x8((n.y * v.y)) + aether_product_f32x8((n.x * v.x))))));
+    aether_vec3fx8 aether_out;
+    aether_out.x = (v.x - aether_product_f32x8((k * n.x)));
+    aether_out.y = (v.y - aether_product_f32x8((k * n.y)));
+    aether_out.z = (v.z - aether_product_f32x8((k * n.z)));
+    *aether_result = aether_out;
+}
+
+static __inline__ __attribute__((__always_inline__)) void aether_vec3d_reflect_batch_x4(aether_vec3dx4 *aether_result, const aether_vec3dx4 *aether_in_v, const aether_vec3dx4 *aether_in_n)
+{
+    const aether_vec3dx4 v = *aether_in_v;
+    const aether_vec3dx4 n = *aether_in_n;
+    const aether_f64x4 k = aether_product_f64x4((aether_batch_splat_f64x4(2.0) * (aether_product_f64x4((n.z * v.z)) + (aether_product_f64x4((n.y * v.y)) + aether_product_f64x4((n.x * v.x))))));
+    aether_vec3dx4 aether_out;
+    aether_out.x = (v.x - aether_product_f64x4((k * n.x)));
+    aether_out.y = (v.y - aether_product_f64x4((k * n.y)));
+    aether_out.z = (v.z - aether_product_f64x4((k * n.z)));
+    *aether_result = aether_out;
+}
+
 static __inline__ __attribute__((__always_inline__)) void aether_quatf_mul_batch_x8(aether_quatfx8 *aether_result, const aether_quatfx8 *aether_in_a, const aether_quatfx8 *aether_in_b)
 {
     const aether_quatfx8 a = *aether_in_a;
@@ -5240,6 +5264,30 @@ static inline aether_vec3d aether_vec3d_cross_batch_item(const aether_vec3d *aet
     aether_out.x = (aether_product_vec_f64((a.y * b.z)) - aether_product_vec_f64((a.z * b.y)));
     aether_out.y = (aether_product_vec_f64((a.z * b.x)) - aether_product_vec_f64((a.x * b.z)));
     aether_out.z = (aether_product_vec_f64((a.x * b.y)) - aether_product_vec_f64((a.y * b.x)));
+    return aether_out;
+}
+
+static inline aether_vec3f aether_vec3f_reflect_batch_item(const aether_vec3f *aether_in_v, const aether_vec3f *aether_in_n)
+{
+    const aether_vec3f v = *aether_in_v;
+    const aether_vec3f n = *aether_in_n;
+    const float k = aether_product_vec_f32((2.0f * (aether_product_vec_f32((n.z * v.z)) + (aether_product_vec_f32((n.y * v.y)) + aether_product_vec_f32((n.x * v.x))))));
+    aether_vec3f aether_out;
+    aether_out.x = (v.x - aether_product_vec_f32((k * n.x)));
+    aether_out.y = (v.y - aether_product_vec_f32((k * n.y)));
+    aether_out.z = (v.z - aether_product_vec_f32((k * n.z)));
+    return aether_out;
+}
+
+static inline aether_vec3d aether_vec3d_reflect_batch_item(const aether_vec3d *aether_in_v, const aether_vec3d *aether_in_n)
+{
+    const aether_vec3d v = *aether_in_v;
+    const aether_vec3d n = *aether_in_n;
+    const double k = aether_product_vec_f64((2.0 * (aether_product_vec_f64((n.z * v.z)) + (aether_product_vec_f64((n.y * v.y)) + aether_product_vec_f64((n.x * v.x))))));
+    aether_vec3d aether_out;
+    aether_out.x = (v.x - aether_product_vec_f64((k * n.x)));
+    aether_out.y = (v.y - aether_product_vec_f64((k * n.y)));
+    aether_out.z = (v.z - aether_product_vec_f64((k * n.z)));
     return aether_out;
 }
 
@@ -14701,6 +14749,168 @@ void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether
 #endif
     for (; aether_i < aether_n; ++aether_i) {
         aether_out[aether_i] = aether_vec3d_cross_batch_item(&a[aether_i], &b[aether_i]);
+    }
+}
+
+void aether_vec3f_reflect_soa(const float *v, const float *n, float *aether_out, size_t aether_n)
+{
+    size_t aether_i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; aether_n - aether_i >= 8u; aether_i += 8u) {
+        aether_vec3fx8 aether_v_v;
+        aether_vec3fx8 aether_v_n;
+        aether_vec3fx8 aether_r;
+        memcpy(&aether_v_v.x, v + 0u * aether_n + aether_i, 8u * sizeof(float));
+        memcpy(&aether_v_v.y, v + 1u * aether_n + aether_i, 8u * sizeof(float));
+        memcpy(&aether_v_v.z, v + 2u * aether_n + aether_i, 8u * sizeof(float));
+        memcpy(&aether_v_n.x, n + 0u * aether_n + aether_i, 8u * sizeof(float));
+        memcpy(&aether_v_n.y, n + 1u * aether_n + aether_i, 8u * sizeof(float));
+        memcpy(&aether_v_n.z, n + 2u * aether_n + aether_i, 8u * sizeof(float));
+        aether_vec3f_reflect_batch_x8(&aether_r, &aether_v_v, &aether_v_n);
+        memcpy(aether_out + 0u * aether_n + aether_i, &aether_r.x, 8u * sizeof(float));
+        memcpy(aether_out + 1u * aether_n + aether_i, &aether_r.y, 8u * sizeof(float));
+        memcpy(aether_out + 2u * aether_n + aether_i, &aether_r.z, 8u * sizeof(float));
+    }
+#endif
+    for (; aether_i < aether_n; ++aether_i) {
+        aether_vec3f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_vec3f aether_v_n;
+        aether_v_n.x = n[0u * aether_n + aether_i];
+        aether_v_n.y = n[1u * aether_n + aether_i];
+        aether_v_n.z = n[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_reflect(aether_v_v, aether_v_n);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
+void aether_vec3f_reflect_aos(const aether_vec3f *v, const aether_vec3f *n, aether_vec3f *aether_out, size_t aether_n)
+{
+    size_t aether_i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; aether_n - aether_i >= 8u; aether_i += 8u) {
+        aether_vec3fx8 aether_v_v;
+        aether_vec3fx8 aether_v_n;
+        aether_vec3fx8 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(v + aether_i), &aether_v_v.x, &aether_v_v.y, &aether_v_v.z);
+        #else
+        aether_f32x8 aether_w0_v, aether_w1_v, aether_w2_v;
+        memcpy(&aether_w0_v, (const char *)(const void *)(v + aether_i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&aether_w1_v, (const char *)(const void *)(v + aether_i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&aether_w2_v, (const char *)(const void *)(v + aether_i) + 16u * sizeof(float), 8u * sizeof(float));
+        aether_v_v.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_w0_v, aether_w1_v, 0, 3, 6, 9, 12, 15, 0, 0), aether_w2_v, 0, 1, 2, 3, 4, 5, 10, 13);
+        aether_v_v.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_w0_v, aether_w1_v, 1, 4, 7, 10, 13, 0, 0, 0), aether_w2_v, 0, 1, 2, 3, 4, 8, 11, 14);
+        aether_v_v.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_w0_v, aether_w1_v, 2, 5, 8, 11, 14, 0, 0, 0), aether_w2_v, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f32x8((const float *)(const void *)(n + aether_i), &aether_v_n.x, &aether_v_n.y, &aether_v_n.z);
+        #else
+        aether_f32x8 aether_w0_n, aether_w1_n, aether_w2_n;
+        memcpy(&aether_w0_n, (const char *)(const void *)(n + aether_i) + 0u * sizeof(float), 8u * sizeof(float));
+        memcpy(&aether_w1_n, (const char *)(const void *)(n + aether_i) + 8u * sizeof(float), 8u * sizeof(float));
+        memcpy(&aether_w2_n, (const char *)(const void *)(n + aether_i) + 16u * sizeof(float), 8u * sizeof(float));
+        aether_v_n.x = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_w0_n, aether_w1_n, 0, 3, 6, 9, 12, 15, 0, 0), aether_w2_n, 0, 1, 2, 3, 4, 5, 10, 13);
+        aether_v_n.y = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_w0_n, aether_w1_n, 1, 4, 7, 10, 13, 0, 0, 0), aether_w2_n, 0, 1, 2, 3, 4, 8, 11, 14);
+        aether_v_n.z = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_w0_n, aether_w1_n, 2, 5, 8, 11, 14, 0, 0, 0), aether_w2_n, 0, 1, 2, 3, 4, 9, 12, 15);
+        #endif
+        aether_vec3f_reflect_batch_x8(&aether_r, &aether_v_v, &aether_v_n);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f32x8((float *)(void *)(aether_out + aether_i), aether_r.x, aether_r.y, aether_r.z);
+        #else
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.x, aether_r.y, 0, 8, 0, 1, 9, 0, 2, 10), aether_r.z, 0, 1, 8, 3, 4, 9, 6, 7); memcpy((char *)(void *)(aether_out + aether_i) + 0u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.z, aether_r.x, 2, 11, 0, 3, 12, 0, 4, 13), aether_r.y, 0, 1, 11, 3, 4, 12, 6, 7); memcpy((char *)(void *)(aether_out + aether_i) + 8u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        { const aether_f32x8 aether_o = aether_batch_shuffle_f32x8(aether_batch_shuffle_f32x8(aether_r.y, aether_r.z, 5, 13, 0, 6, 14, 0, 7, 15), aether_r.x, 0, 1, 14, 3, 4, 15, 6, 7); memcpy((char *)(void *)(aether_out + aether_i) + 16u * sizeof(float), &aether_o, 8u * sizeof(float)); }
+        #endif
+    }
+#endif
+    for (; aether_i < aether_n; ++aether_i) {
+        aether_out[aether_i] = aether_vec3f_reflect_batch_item(&v[aether_i], &n[aether_i]);
+    }
+}
+
+void aether_vec3d_reflect_soa(const double *v, const double *n, double *aether_out, size_t aether_n)
+{
+    size_t aether_i = 0;
+#if defined(AETHER_LANES_SIMD)
+    for (; aether_n - aether_i >= 4u; aether_i += 4u) {
+        aether_vec3dx4 aether_v_v;
+        aether_vec3dx4 aether_v_n;
+        aether_vec3dx4 aether_r;
+        memcpy(&aether_v_v.x, v + 0u * aether_n + aether_i, 4u * sizeof(double));
+        memcpy(&aether_v_v.y, v + 1u * aether_n + aether_i, 4u * sizeof(double));
+        memcpy(&aether_v_v.z, v + 2u * aether_n + aether_i, 4u * sizeof(double));
+        memcpy(&aether_v_n.x, n + 0u * aether_n + aether_i, 4u * sizeof(double));
+        memcpy(&aether_v_n.y, n + 1u * aether_n + aether_i, 4u * sizeof(double));
+        memcpy(&aether_v_n.z, n + 2u * aether_n + aether_i, 4u * sizeof(double));
+        aether_vec3d_reflect_batch_x4(&aether_r, &aether_v_v, &aether_v_n);
+        memcpy(aether_out + 0u * aether_n + aether_i, &aether_r.x, 4u * sizeof(double));
+        memcpy(aether_out + 1u * aether_n + aether_i, &aether_r.y, 4u * sizeof(double));
+        memcpy(aether_out + 2u * aether_n + aether_i, &aether_r.z, 4u * sizeof(double));
+    }
+#endif
+    for (; aether_i < aether_n; ++aether_i) {
+        aether_vec3d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_vec3d aether_v_n;
+        aether_v_n.x = n[0u * aether_n + aether_i];
+        aether_v_n.y = n[1u * aether_n + aether_i];
+        aether_v_n.z = n[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_reflect(aether_v_v, aether_v_n);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
+void aether_vec3d_reflect_aos(const aether_vec3d *v, const aether_vec3d *n, aether_vec3d *aether_out, size_t aether_n)
+{
+    size_t aether_i = 0;
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || 1)
+    for (; aether_n - aether_i >= 4u; aether_i += 4u) {
+        aether_vec3dx4 aether_v_v;
+        aether_vec3dx4 aether_v_n;
+        aether_vec3dx4 aether_r;
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(v + aether_i), &aether_v_v.x, &aether_v_v.y, &aether_v_v.z);
+        #else
+        aether_f64x4 aether_w0_v, aether_w1_v, aether_w2_v;
+        memcpy(&aether_w0_v, (const char *)(const void *)(v + aether_i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&aether_w1_v, (const char *)(const void *)(v + aether_i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&aether_w2_v, (const char *)(const void *)(v + aether_i) + 8u * sizeof(double), 4u * sizeof(double));
+        aether_v_v.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_w0_v, aether_w1_v, 0, 3, 6, 0), aether_w2_v, 0, 1, 2, 5);
+        aether_v_v.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_w0_v, aether_w1_v, 1, 4, 7, 0), aether_w2_v, 0, 1, 2, 6);
+        aether_v_v.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_w0_v, aether_w1_v, 2, 5, 0, 0), aether_w2_v, 0, 1, 4, 7);
+        #endif
+        #if defined(__AVX__)
+        aether_batch_aos_load3_f64x4((const double *)(const void *)(n + aether_i), &aether_v_n.x, &aether_v_n.y, &aether_v_n.z);
+        #else
+        aether_f64x4 aether_w0_n, aether_w1_n, aether_w2_n;
+        memcpy(&aether_w0_n, (const char *)(const void *)(n + aether_i) + 0u * sizeof(double), 4u * sizeof(double));
+        memcpy(&aether_w1_n, (const char *)(const void *)(n + aether_i) + 4u * sizeof(double), 4u * sizeof(double));
+        memcpy(&aether_w2_n, (const char *)(const void *)(n + aether_i) + 8u * sizeof(double), 4u * sizeof(double));
+        aether_v_n.x = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_w0_n, aether_w1_n, 0, 3, 6, 0), aether_w2_n, 0, 1, 2, 5);
+        aether_v_n.y = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_w0_n, aether_w1_n, 1, 4, 7, 0), aether_w2_n, 0, 1, 2, 6);
+        aether_v_n.z = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_w0_n, aether_w1_n, 2, 5, 0, 0), aether_w2_n, 0, 1, 4, 7);
+        #endif
+        aether_vec3d_reflect_batch_x4(&aether_r, &aether_v_v, &aether_v_n);
+        #if defined(__AVX__)
+        aether_batch_aos_store3_f64x4((double *)(void *)(aether_out + aether_i), aether_r.x, aether_r.y, aether_r.z);
+        #else
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.x, aether_r.y, 0, 4, 0, 1), aether_r.z, 0, 1, 4, 3); memcpy((char *)(void *)(aether_out + aether_i) + 0u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.y, aether_r.z, 1, 5, 0, 2), aether_r.x, 0, 1, 6, 3); memcpy((char *)(void *)(aether_out + aether_i) + 4u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        { const aether_f64x4 aether_o = aether_batch_shuffle_f64x4(aether_batch_shuffle_f64x4(aether_r.z, aether_r.x, 2, 7, 0, 3), aether_r.y, 0, 1, 7, 3); memcpy((char *)(void *)(aether_out + aether_i) + 8u * sizeof(double), &aether_o, 4u * sizeof(double)); }
+        #endif
+    }
+#endif
+    for (; aether_i < aether_n; ++aether_i) {
+        aether_out[aether_i] = aether_vec3d_reflect_batch_item(&v[aether_i], &n[aether_i]);
     }
 }
 

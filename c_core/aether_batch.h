@@ -11,14 +11,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). aether_out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 d7949de50f1cbb293461018f216e2cf2. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
 
 #ifdef __cplusplus
 extern "C" {
@@ -719,6 +719,18 @@ void aether_vec3d_cross_soa(const double *a, const double *b, double *aether_out
 
 /* aether_vec3d_cross_aos: aether_out[i] = aether_vec3d_cross(item i of each input) for every i < aether_n, with its bits. Array of structures: item i of each array is its i-th element. */
 void aether_vec3d_cross_aos(const aether_vec3d *a, const aether_vec3d *b, aether_vec3d *aether_out, size_t aether_n);
+
+/* aether_vec3f_reflect_soa: aether_out[i] = aether_vec3f_reflect(item i of each input) for every i < aether_n, with its bits. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_vec3f_reflect_soa(const float *v, const float *n, float *aether_out, size_t aether_n);
+
+/* aether_vec3f_reflect_aos: aether_out[i] = aether_vec3f_reflect(item i of each input) for every i < aether_n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_vec3f_reflect_aos(const aether_vec3f *v, const aether_vec3f *n, aether_vec3f *aether_out, size_t aether_n);
+
+/* aether_vec3d_reflect_soa: aether_out[i] = aether_vec3d_reflect(item i of each input) for every i < aether_n, with its bits. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+void aether_vec3d_reflect_soa(const double *v, const double *n, double *aether_out, size_t aether_n);
+
+/* aether_vec3d_reflect_aos: aether_out[i] = aether_vec3d_reflect(item i of each input) for every i < aether_n, with its bits. Array of structures: item i of each array is its i-th element. */
+void aether_vec3d_reflect_aos(const aether_vec3d *v, const aether_vec3d *n, aether_vec3d *aether_out, size_t aether_n);
 
 /* aether_quatf_mul_soa: aether_out[i] = aether_quatf_mul(item i of each input) for every i < aether_n, with its bits. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
 void aether_quatf_mul_soa(const float *a, const float *b, float *aether_out, size_t aether_n);

@@ -72,7 +72,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
+#define AETHER_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -194,6 +194,8 @@
 #  define aether_quatd_normalize(...) aether_quatd_normalize_byref_(__VA_ARGS__)
 #  define aether_vec3f_cross(...) aether_vec3f_cross_byref_(__VA_ARGS__)
 #  define aether_vec3d_cross(...) aether_vec3d_cross_byref_(__VA_ARGS__)
+#  define aether_vec3f_reflect(...) aether_vec3f_reflect_byref_(__VA_ARGS__)
+#  define aether_vec3d_reflect(...) aether_vec3d_reflect_byref_(__VA_ARGS__)
 #  define aether_quatf_mul(...) aether_quatf_mul_byref_(__VA_ARGS__)
 #  define aether_quatd_mul(...) aether_quatd_mul_byref_(__VA_ARGS__)
 #  define aether_quatf_conjugate(...) aether_quatf_conjugate_byref_(__VA_ARGS__)
@@ -283,7 +285,7 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
 
-/* Replays the core's 231 witness vectors and checks the floating-point environment of
+/* Replays the core's 233 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
    Returns 0 or AETHER_SELFTEST_* bits. When message is not NULL, writes at most size bytes
    (NUL-terminated): "aether_selftest: ok: ..." or "aether_selftest: <problem>; <problem>...". */
@@ -1597,6 +1599,32 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f
        aether_out.z = ((a.x * b.y) - (a.y * b.x));
        return aether_out; */
 AETHER_API_BY_VALUE aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
+
+/* aether_vec3f_reflect: Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n[k] * v[k], then the doubling, exact unless it overflows), then v[i] - k * n[i], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
+   Spec:
+       k = 2 * dot(n, v)
+       out[i] = v[i] - k * n[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float k = (2.0f * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+       aether_vec3f aether_out;
+       aether_out.x = (v.x - (k * n.x));
+       aether_out.y = (v.y - (k * n.y));
+       aether_out.z = (v.z - (k * n.z));
+       return aether_out; */
+AETHER_API_BY_VALUE aether_vec3f aether_vec3f_reflect(aether_vec3f v, aether_vec3f n);
+
+/* aether_vec3d_reflect: Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n[k] * v[k], then the doubling, exact unless it overflows), then v[i] - k * n[i], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
+   Spec:
+       k = 2 * dot(n, v)
+       out[i] = v[i] - k * n[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double k = (2.0 * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+       aether_vec3d aether_out;
+       aether_out.x = (v.x - (k * n.x));
+       aether_out.y = (v.y - (k * n.y));
+       aether_out.z = (v.z - (k * n.z));
+       return aether_out; */
+AETHER_API_BY_VALUE aether_vec3d aether_vec3d_reflect(aether_vec3d v, aether_vec3d n);
 
 /* aether_quatf_mul: Hamilton product a b, each component a left-to-right chain of four rounded products.
    Spec:
@@ -5999,6 +6027,14 @@ static inline aether_vec3f (aether_vec3f_cross)(aether_vec3f a, aether_vec3f b)
 static inline aether_vec3d (aether_vec3d_cross)(aether_vec3d a, aether_vec3d b)
 {
     return aether_vec3d_cross(a, b);
+}
+static inline aether_vec3f (aether_vec3f_reflect)(aether_vec3f v, aether_vec3f n)
+{
+    return aether_vec3f_reflect(v, n);
+}
+static inline aether_vec3d (aether_vec3d_reflect)(aether_vec3d v, aether_vec3d n)
+{
+    return aether_vec3d_reflect(v, n);
 }
 static inline aether_quatf (aether_quatf_mul)(aether_quatf a, aether_quatf b)
 {

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"
@@ -51,6 +51,8 @@
 #include "normalize_f64.h"
 #include "cross_f32.h"
 #include "cross_f64.h"
+#include "reflect_f32.h"
+#include "reflect_f64.h"
 #include "quat_mul_f32.h"
 #include "quat_mul_f64.h"
 #include "conjugate_f32.h"
@@ -333,6 +335,8 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_quatd_normalize", "normalize_f64", 64, 4, 4, 55, aether_corpus_quatd_normalize, 1, 0, 0 },
     { "aether_vec3f_cross", "cross_f32", 32, 6, 3, 55, aether_corpus_vec3f_cross, 1, 0, 0 },
     { "aether_vec3d_cross", "cross_f64", 64, 6, 3, 53, aether_corpus_vec3d_cross, 1, 0, 0 },
+    { "aether_vec3f_reflect", "reflect_f32", 32, 6, 3, 59, aether_corpus_vec3f_reflect, 1, 0, 0 },
+    { "aether_vec3d_reflect", "reflect_f64", 64, 6, 3, 59, aether_corpus_vec3d_reflect, 1, 0, 0 },
     { "aether_quatf_mul", "quat_mul_f32", 32, 8, 4, 57, aether_corpus_quatf_mul, 1, 0, 0 },
     { "aether_quatd_mul", "quat_mul_f64", 64, 8, 4, 57, aether_corpus_quatd_mul, 1, 0, 0 },
     { "aether_quatf_conjugate", "conjugate_f32", 32, 4, 4, 52, aether_corpus_quatf_conjugate, 1, 0, 0 },
@@ -601,6 +605,6 @@ static const aether_corpus_function aether_corpus_functions[] = {
     { "aether_mat4d_eigh_lanes", "eigh_lanes_f64", 64, 0, 0, 46, aether_corpus_mat4d_eigh_lanes, 1, 0, 1 },
 };
 
-#define AETHER_CORPUS_FUNCTION_COUNT 382
+#define AETHER_CORPUS_FUNCTION_COUNT 384
 
 #endif /* AETHER_C_CORPUS_H */

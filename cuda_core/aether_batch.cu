@@ -2788,6 +2788,60 @@ extern "C" int aether_vec3d_cross_batch(const double *a, const double *b, double
     return (int)cudaGetLastError();
 }
 
+static __global__ void aether_batch_kernel_vec3f_reflect(const float *v, const float *n, float *aether_out, size_t aether_n)
+{
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_vec3f aether_v_n;
+        aether_v_n.x = n[0u * aether_n + aether_i];
+        aether_v_n.y = n[1u * aether_n + aether_i];
+        aether_v_n.z = n[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_reflect(aether_v_v, aether_v_n);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
+extern "C" int aether_vec3f_reflect_batch(const float *v, const float *n, float *aether_out, size_t aether_n, cudaStream_t aether_stream)
+{
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3f_reflect<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(v, n, aether_out, aether_n);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void aether_batch_kernel_vec3d_reflect(const double *v, const double *n, double *aether_out, size_t aether_n)
+{
+    const size_t aether_stride = (size_t)gridDim.x * blockDim.x;
+    size_t aether_i;
+    for (aether_i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; aether_i < aether_n; aether_i += aether_stride) {
+        aether_vec3d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_vec3d aether_v_n;
+        aether_v_n.x = n[0u * aether_n + aether_i];
+        aether_v_n.y = n[1u * aether_n + aether_i];
+        aether_v_n.z = n[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_reflect(aether_v_v, aether_v_n);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
+extern "C" int aether_vec3d_reflect_batch(const double *v, const double *n, double *aether_out, size_t aether_n, cudaStream_t aether_stream)
+{
+    if (aether_n == 0u) return 0;
+    aether_batch_kernel_vec3d_reflect<<<aether_batch_blocks(aether_n), AETHER_BATCH_THREADS, 0, aether_stream>>>(v, n, aether_out, aether_n);
+    return (int)cudaGetLastError();
+}
+
 static __global__ void aether_batch_kernel_quatf_mul(const float *a, const float *b, float *aether_out, size_t aether_n)
 {
     const size_t aether_stride = (size_t)gridDim.x * blockDim.x;

@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * aether_n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 d7949de50f1cbb293461018f216e2cf2. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
 
 #ifdef __cplusplus
 extern "C" {
@@ -369,6 +369,12 @@ int aether_vec3f_cross_batch(const float *a, const float *b, float *aether_out, 
 
 /* aether_vec3d_cross_batch: aether_out[i] = aether_vec3d_cross(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_vec3d_cross_batch(const double *a, const double *b, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
+
+/* aether_vec3f_reflect_batch: aether_out[i] = aether_vec3f_reflect(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3f_reflect_batch(const float *v, const float *n, float *aether_out, size_t aether_n, cudaStream_t aether_stream);
+
+/* aether_vec3d_reflect_batch: aether_out[i] = aether_vec3d_reflect(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+int aether_vec3d_reflect_batch(const double *v, const double *n, double *aether_out, size_t aether_n, cudaStream_t aether_stream);
 
 /* aether_quatf_mul_batch: aether_out[i] = aether_quatf_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
 int aether_quatf_mul_batch(const float *a, const float *b, float *aether_out, size_t aether_n, cudaStream_t aether_stream);

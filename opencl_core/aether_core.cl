@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 d7949de50f1cbb293461018f216e2cf2"
+#define AETHER_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -197,6 +197,7 @@ aether_vec3f aether_vec3f_normalize(aether_vec3f a);
 aether_vec4f aether_vec4f_normalize(aether_vec4f a);
 aether_quatf aether_quatf_normalize(aether_quatf a);
 aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b);
+aether_vec3f aether_vec3f_reflect(aether_vec3f v, aether_vec3f n);
 aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b);
 aether_quatf aether_quatf_conjugate(aether_quatf a);
 aether_vec3f aether_quatf_rotate(aether_quatf q, aether_vec3f v);
@@ -1697,6 +1698,27 @@ aether_vec3f aether_vec3f_cross(aether_vec3f a, aether_vec3f b)
     aether_out.x = ((a.y * b.z) - (a.z * b.y));
     aether_out.y = ((a.z * b.x) - (a.x * b.z));
     aether_out.z = ((a.x * b.y) - (a.y * b.x));
+    return aether_out;
+}
+
+/* aether_vec3f_reflect: Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n[k] * v[k], then the doubling, exact unless it overflows), then v[i] - k * n[i], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
+   Spec:
+       k = 2 * dot(n, v)
+       out[i] = v[i] - k * n[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const float k = (2.0f * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+       aether_vec3f aether_out;
+       aether_out.x = (v.x - (k * n.x));
+       aether_out.y = (v.y - (k * n.y));
+       aether_out.z = (v.z - (k * n.z));
+       return aether_out; */
+aether_vec3f aether_vec3f_reflect(aether_vec3f v, aether_vec3f n)
+{
+    const float k = (2.0f * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+    aether_vec3f aether_out;
+    aether_out.x = (v.x - (k * n.x));
+    aether_out.y = (v.y - (k * n.y));
+    aether_out.z = (v.z - (k * n.z));
     return aether_out;
 }
 
@@ -6472,6 +6494,27 @@ __kernel void aether_vec3f_cross_batch(__global const float *a, __global const f
     }
 }
 
+/* aether_vec3f_reflect_batch: aether_out[i] = aether_vec3f_reflect(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3f_reflect_batch(__global const float *v, __global const float *n, __global float *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_vec3f aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_vec3f aether_v_n;
+        aether_v_n.x = n[0u * aether_n + aether_i];
+        aether_v_n.y = n[1u * aether_n + aether_i];
+        aether_v_n.z = n[2u * aether_n + aether_i];
+        const aether_vec3f aether_result = aether_vec3f_reflect(aether_v_v, aether_v_n);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
 /* aether_quatf_mul_batch: aether_out[i] = aether_quatf_mul(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
 __kernel void aether_quatf_mul_batch(__global const float *a, __global const float *b, __global float *aether_out, ulong aether_n)
 {
@@ -7976,6 +8019,7 @@ aether_vec3d aether_vec3d_normalize(aether_vec3d a);
 aether_vec4d aether_vec4d_normalize(aether_vec4d a);
 aether_quatd aether_quatd_normalize(aether_quatd a);
 aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b);
+aether_vec3d aether_vec3d_reflect(aether_vec3d v, aether_vec3d n);
 aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b);
 aether_quatd aether_quatd_conjugate(aether_quatd a);
 aether_vec3d aether_quatd_rotate(aether_quatd q, aether_vec3d v);
@@ -9476,6 +9520,27 @@ aether_vec3d aether_vec3d_cross(aether_vec3d a, aether_vec3d b)
     aether_out.x = ((a.y * b.z) - (a.z * b.y));
     aether_out.y = ((a.z * b.x) - (a.x * b.z));
     aether_out.z = ((a.x * b.y) - (a.y * b.x));
+    return aether_out;
+}
+
+/* aether_vec3d_reflect: Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n[k] * v[k], then the doubling, exact unless it overflows), then v[i] - k * n[i], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
+   Spec:
+       k = 2 * dot(n, v)
+       out[i] = v[i] - k * n[i]
+   Evaluates exactly (the C body, in this order; every operation rounded once):
+       const double k = (2.0 * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+       aether_vec3d aether_out;
+       aether_out.x = (v.x - (k * n.x));
+       aether_out.y = (v.y - (k * n.y));
+       aether_out.z = (v.z - (k * n.z));
+       return aether_out; */
+aether_vec3d aether_vec3d_reflect(aether_vec3d v, aether_vec3d n)
+{
+    const double k = (2.0 * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
+    aether_vec3d aether_out;
+    aether_out.x = (v.x - (k * n.x));
+    aether_out.y = (v.y - (k * n.y));
+    aether_out.z = (v.z - (k * n.z));
     return aether_out;
 }
 
@@ -14353,6 +14418,27 @@ __kernel void aether_vec3d_cross_batch(__global const double *a, __global const 
         aether_v_b.y = b[1u * aether_n + aether_i];
         aether_v_b.z = b[2u * aether_n + aether_i];
         const aether_vec3d aether_result = aether_vec3d_cross(aether_v_a, aether_v_b);
+        aether_out[0u * aether_n + aether_i] = aether_result.x;
+        aether_out[1u * aether_n + aether_i] = aether_result.y;
+        aether_out[2u * aether_n + aether_i] = aether_result.z;
+    }
+}
+
+/* aether_vec3d_reflect_batch: aether_out[i] = aether_vec3d_reflect(...) for every item i < aether_n. Structure of arrays: component c of item i of every array at [c * aether_n + i] (a matrix's component r * cols + c is element (r, c)). */
+__kernel void aether_vec3d_reflect_batch(__global const double *v, __global const double *n, __global double *aether_out, ulong aether_n)
+{
+    const ulong aether_i = (ulong)get_global_id(0);
+    if (aether_i >= aether_n) return;
+    {
+        aether_vec3d aether_v_v;
+        aether_v_v.x = v[0u * aether_n + aether_i];
+        aether_v_v.y = v[1u * aether_n + aether_i];
+        aether_v_v.z = v[2u * aether_n + aether_i];
+        aether_vec3d aether_v_n;
+        aether_v_n.x = n[0u * aether_n + aether_i];
+        aether_v_n.y = n[1u * aether_n + aether_i];
+        aether_v_n.z = n[2u * aether_n + aether_i];
+        const aether_vec3d aether_result = aether_vec3d_reflect(aether_v_v, aether_v_n);
         aether_out[0u * aether_n + aether_i] = aether_result.x;
         aether_out[1u * aether_n + aether_i] = aether_result.y;
         aether_out[2u * aether_n + aether_i] = aether_result.z;

@@ -749,6 +749,16 @@ fn aether_vec3d_cross(a: aether_vec3d, b: aether_vec3d) -> aether_vec3d {
     return aether_out;
 }
 
+// Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n[k] * v[k], then the doubling, exact unless it overflows), then v[i] - k * n[i], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
+fn aether_vec3d_reflect(v: aether_vec3d, n: aether_vec3d) -> aether_vec3d {
+    let k: aether_df64 = aether_df64_mul(aether_df64(2.0f, 0.0f), aether_df64_add(aether_df64_mul(n.z, v.z), aether_df64_add(aether_df64_mul(n.y, v.y), aether_df64_mul(n.x, v.x))));
+    var aether_out: aether_vec3d;
+    aether_out.x = aether_df64_sub(aether_df64_renorm(v.x), aether_df64_mul(k, n.x));
+    aether_out.y = aether_df64_sub(aether_df64_renorm(v.y), aether_df64_mul(k, n.y));
+    aether_out.z = aether_df64_sub(aether_df64_renorm(v.z), aether_df64_mul(k, n.z));
+    return aether_out;
+}
+
 // Hamilton product a b, each component a left-to-right chain of four rounded products.
 fn aether_quatd_mul(a: aether_quatd, b: aether_quatd) -> aether_quatd {
     var aether_out: aether_quatd;

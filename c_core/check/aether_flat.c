@@ -3020,6 +3020,72 @@ static size_t aether_flat_call_vec3d_cross(const uint64_t *in, size_t n_in, uint
     return o;
 }
 
+static size_t aether_flat_call_vec3f_reflect(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3f p_v;
+    aether_vec3f p_n;
+    aether_vec3f r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[0u]);
+        e[1] = aether_flat_rd32(in[1u]);
+        e[2] = aether_flat_rd32(in[2u]);
+        memcpy(&p_v, e, sizeof e);
+    }
+    {
+        float e[3];
+        e[0] = aether_flat_rd32(in[3u]);
+        e[1] = aether_flat_rd32(in[4u]);
+        e[2] = aether_flat_rd32(in[5u]);
+        memcpy(&p_n, e, sizeof e);
+    }
+    r = aether_vec3f_reflect(p_v, p_n);
+    {
+        float e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr32(e[0]);
+        out[o++] = aether_flat_wr32(e[1]);
+        out[o++] = aether_flat_wr32(e[2]);
+    }
+    return o;
+}
+
+static size_t aether_flat_call_vec3d_reflect(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
+{
+    aether_vec3d p_v;
+    aether_vec3d p_n;
+    aether_vec3d r;
+    size_t o = 0;
+    (void)in;
+    if (n_in != 6u || cap < 3u) return AETHER_FLAT_BAD;
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[0u]);
+        e[1] = aether_flat_rd64(in[1u]);
+        e[2] = aether_flat_rd64(in[2u]);
+        memcpy(&p_v, e, sizeof e);
+    }
+    {
+        double e[3];
+        e[0] = aether_flat_rd64(in[3u]);
+        e[1] = aether_flat_rd64(in[4u]);
+        e[2] = aether_flat_rd64(in[5u]);
+        memcpy(&p_n, e, sizeof e);
+    }
+    r = aether_vec3d_reflect(p_v, p_n);
+    {
+        double e[3];
+        memcpy(e, &r, sizeof e);
+        out[o++] = aether_flat_wr64(e[0]);
+        out[o++] = aether_flat_wr64(e[1]);
+        out[o++] = aether_flat_wr64(e[2]);
+    }
+    return o;
+}
+
 static size_t aether_flat_call_quatf_mul(const uint64_t *in, size_t n_in, uint64_t *out, size_t cap)
 {
     aether_quatf p_a;
@@ -13033,6 +13099,8 @@ const aether_flat_entry aether_flat_entries[AETHER_FLAT_COUNT] = {
     { "aether_quatd_normalize", "normalize", "quat", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 4u, 4u, 0u, 0u, 0u, aether_flat_call_quatd_normalize },
     { "aether_vec3f_cross", "cross", "vec3", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 6u, 3u, 0u, 0u, 0u, aether_flat_call_vec3f_cross },
     { "aether_vec3d_cross", "cross", "vec3", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 6u, 3u, 0u, 0u, 0u, aether_flat_call_vec3d_cross },
+    { "aether_vec3f_reflect", "reflect", "vec3", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 6u, 3u, 0u, 0u, 0u, aether_flat_call_vec3f_reflect },
+    { "aether_vec3d_reflect", "reflect", "vec3", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 6u, 3u, 0u, 0u, 0u, aether_flat_call_vec3d_reflect },
     { "aether_quatf_mul", "quat_mul", "quat", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 8u, 4u, 0u, 0u, 0u, aether_flat_call_quatf_mul },
     { "aether_quatd_mul", "quat_mul", "quat", "f64", 64u, 1, 0, AETHER_FLAT_FIXED, 8u, 4u, 0u, 0u, 0u, aether_flat_call_quatd_mul },
     { "aether_quatf_conjugate", "conjugate", "quat", "f32", 32u, 1, 0, AETHER_FLAT_FIXED, 4u, 4u, 0u, 0u, 0u, aether_flat_call_quatf_conjugate },

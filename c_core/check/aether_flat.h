@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define AETHER_FLAT_BAD ((size_t)-1)
-#define AETHER_FLAT_COUNT 382
+#define AETHER_FLAT_COUNT 384
 
 /* How a callable's input words are laid out (for building random inputs):
    FIXED: n_in words; LANES: n_in lane words (2 per lane), a lane index, then `arrays` arrays

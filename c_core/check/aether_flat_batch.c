@@ -2071,6 +2071,42 @@ static size_t aether_flat_batch_vec3d_cross(int aos, const uint64_t *in, const s
     return status;
 }
 
+static size_t aether_flat_batch_vec3f_reflect(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    float *p_v = aether_flat_batch_get32(in, in_at, count, 0u, 3u, aos);
+    float *p_n = aether_flat_batch_get32(in, in_at, count, 3u, 3u, aos);
+    float *r = (float *)malloc((count * 3u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 3u && r != NULL && p_v != NULL && p_n != NULL) {
+        if (aos) aether_vec3f_reflect_aos((const aether_vec3f *)(void *)p_v, (const aether_vec3f *)(void *)p_n, (aether_vec3f *)(void *)r, count);
+        else aether_vec3f_reflect_soa(p_v, p_n, r, count);
+        aether_flat_batch_put32(r, count, 3u, aos, out, cap);
+        status = 3u;
+    }
+    free(p_v);
+    free(p_n);
+    free(r);
+    return status;
+}
+
+static size_t aether_flat_batch_vec3d_reflect(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
+{
+    double *p_v = aether_flat_batch_get64(in, in_at, count, 0u, 3u, aos);
+    double *p_n = aether_flat_batch_get64(in, in_at, count, 3u, 3u, aos);
+    double *r = (double *)malloc((count * 3u + 1u) * sizeof *r);
+    size_t status = (size_t)-1;
+    if (cap >= 3u && r != NULL && p_v != NULL && p_n != NULL) {
+        if (aos) aether_vec3d_reflect_aos((const aether_vec3d *)(void *)p_v, (const aether_vec3d *)(void *)p_n, (aether_vec3d *)(void *)r, count);
+        else aether_vec3d_reflect_soa(p_v, p_n, r, count);
+        aether_flat_batch_put64(r, count, 3u, aos, out, cap);
+        status = 3u;
+    }
+    free(p_v);
+    free(p_n);
+    free(r);
+    return status;
+}
+
 static size_t aether_flat_batch_quatf_mul(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap)
 {
     float *p_a = aether_flat_batch_get32(in, in_at, count, 0u, 4u, aos);
@@ -4015,7 +4051,7 @@ static size_t aether_flat_batch_f64_jacobi_diag(int aos, const uint64_t *in, con
     return status;
 }
 
-const aether_flat_batch_call aether_flat_batch_calls[382] = {
+const aether_flat_batch_call aether_flat_batch_calls[384] = {
     aether_flat_batch_f32_fmin,
     aether_flat_batch_f64_fmin,
     aether_flat_batch_f32_fmax,
@@ -4132,6 +4168,8 @@ const aether_flat_batch_call aether_flat_batch_calls[382] = {
     aether_flat_batch_quatd_normalize,
     aether_flat_batch_vec3f_cross,
     aether_flat_batch_vec3d_cross,
+    aether_flat_batch_vec3f_reflect,
+    aether_flat_batch_vec3d_reflect,
     aether_flat_batch_quatf_mul,
     aether_flat_batch_quatd_mul,
     aether_flat_batch_quatf_conjugate,

@@ -12,6 +12,6 @@
    result words per item, or (size_t)-1 where cap is too small or memory ran out. */
 typedef size_t (*aether_flat_batch_call)(int aos, const uint64_t *in, const size_t *in_at, size_t count, uint64_t *out, size_t cap);
 
-extern const aether_flat_batch_call aether_flat_batch_calls[382];
+extern const aether_flat_batch_call aether_flat_batch_calls[384];
 
 #endif /* AETHER_FLAT_BATCH_H */

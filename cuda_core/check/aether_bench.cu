@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 d7949de50f1cbb293461018f216e2cf2. */
+   Contract aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6053,6 +6053,118 @@ int main(int argc, char **argv)
         free(aether_h2);
         free(aether_r2);
         bench_row("aether_vec3d_cross_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_vec3f_reflect_batch", only) != NULL) {
+        const size_t per_item = 3 * sizeof(float) + 3 * sizeof(float) + 3 * sizeof(float);
+        const size_t n = budget / per_item;
+        float *b0 = (float *)bench_take(&pool, n * 3 * sizeof(float));
+        float *b1 = (float *)bench_take(&pool, n * 3 * sizeof(float));
+        float *b2 = (float *)bench_take(&pool, n * 3 * sizeof(float));
+        bench_fill(b0, n * 3, n, 0u, 0, 0u);
+        bench_fill(b1, n * 3, n, 0u, 0, 1u);
+        const double seconds = bench_seconds([&]() { return aether_vec3f_reflect_batch(b0, b1, b2, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 3, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 3, nv, 0u, 0, 1u);
+        BENCH_CHECK((cudaError_t)aether_vec3f_reflect_batch(b0, b1, b2, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        float *aether_h0 = bench_host_copy(b0, nv * 3);
+        float *aether_h1 = bench_host_copy(b1, nv * 3);
+        float *aether_h2 = bench_host_copy(b2, nv * 3);
+        float *aether_r2 = (float *)calloc(nv * 3 + 1u, sizeof(float));
+        if (aether_r2 == NULL) exit(2);
+        {
+            /* The host path, its arrays under the spec's names: every other name here is aether_... */
+            const size_t aether_n = nv;
+            size_t aether_i;
+            const float *v = (const float *)aether_h0;
+            const float *n = (const float *)aether_h1;
+            float *aether_out = (float *)aether_r2;
+            for (aether_i = 0; aether_i < aether_n; ++aether_i) {
+                aether_vec3f aether_v_v;
+                aether_v_v.x = v[0u * aether_n + aether_i];
+                aether_v_v.y = v[1u * aether_n + aether_i];
+                aether_v_v.z = v[2u * aether_n + aether_i];
+                aether_vec3f aether_v_n;
+                aether_v_n.x = n[0u * aether_n + aether_i];
+                aether_v_n.y = n[1u * aether_n + aether_i];
+                aether_v_n.z = n[2u * aether_n + aether_i];
+                const aether_vec3f aether_result = aether_vec3f_reflect(aether_v_v, aether_v_n);
+                aether_out[0u * aether_n + aether_i] = aether_result.x;
+                aether_out[1u * aether_n + aether_i] = aether_result.y;
+                aether_out[2u * aether_n + aether_i] = aether_result.z;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 3; ++c) same = same && bench_same(aether_r2[c * nv + i], aether_h2[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(aether_h0);
+        free(aether_h1);
+        free(aether_h2);
+        free(aether_r2);
+        bench_row("aether_vec3f_reflect_batch", n, per_item, seconds, copy_rate, nv, differ);
+        pool.used = 0;
+    }
+    if (only == NULL || strstr("aether_vec3d_reflect_batch", only) != NULL) {
+        const size_t per_item = 3 * sizeof(double) + 3 * sizeof(double) + 3 * sizeof(double);
+        const size_t n = budget / per_item;
+        double *b0 = (double *)bench_take(&pool, n * 3 * sizeof(double));
+        double *b1 = (double *)bench_take(&pool, n * 3 * sizeof(double));
+        double *b2 = (double *)bench_take(&pool, n * 3 * sizeof(double));
+        bench_fill(b0, n * 3, n, 0u, 0, 0u);
+        bench_fill(b1, n * 3, n, 0u, 0, 1u);
+        const double seconds = bench_seconds([&]() { return aether_vec3d_reflect_batch(b0, b1, b2, n, 0); }, reps);
+        /* The check: nv items on the device against the host path. */
+        const size_t nv = n < BENCH_VERIFY ? n : BENCH_VERIFY;
+        size_t differ = 0, i;
+        bench_fill(b0, nv * 3, nv, 0u, 0, 0u);
+        bench_fill(b1, nv * 3, nv, 0u, 0, 1u);
+        BENCH_CHECK((cudaError_t)aether_vec3d_reflect_batch(b0, b1, b2, nv, 0));
+        BENCH_CHECK(cudaDeviceSynchronize());
+        double *aether_h0 = bench_host_copy(b0, nv * 3);
+        double *aether_h1 = bench_host_copy(b1, nv * 3);
+        double *aether_h2 = bench_host_copy(b2, nv * 3);
+        double *aether_r2 = (double *)calloc(nv * 3 + 1u, sizeof(double));
+        if (aether_r2 == NULL) exit(2);
+        {
+            /* The host path, its arrays under the spec's names: every other name here is aether_... */
+            const size_t aether_n = nv;
+            size_t aether_i;
+            const double *v = (const double *)aether_h0;
+            const double *n = (const double *)aether_h1;
+            double *aether_out = (double *)aether_r2;
+            for (aether_i = 0; aether_i < aether_n; ++aether_i) {
+                aether_vec3d aether_v_v;
+                aether_v_v.x = v[0u * aether_n + aether_i];
+                aether_v_v.y = v[1u * aether_n + aether_i];
+                aether_v_v.z = v[2u * aether_n + aether_i];
+                aether_vec3d aether_v_n;
+                aether_v_n.x = n[0u * aether_n + aether_i];
+                aether_v_n.y = n[1u * aether_n + aether_i];
+                aether_v_n.z = n[2u * aether_n + aether_i];
+                const aether_vec3d aether_result = aether_vec3d_reflect(aether_v_v, aether_v_n);
+                aether_out[0u * aether_n + aether_i] = aether_result.x;
+                aether_out[1u * aether_n + aether_i] = aether_result.y;
+                aether_out[2u * aether_n + aether_i] = aether_result.z;
+            }
+        }
+        for (i = 0; i < nv; ++i) {
+            int same = 1;
+            size_t c;
+            for (c = 0; c < 3; ++c) same = same && bench_same(aether_r2[c * nv + i], aether_h2[c * nv + i], 0);
+            if (!same) differ += 1;
+        }
+        free(aether_h0);
+        free(aether_h1);
+        free(aether_h2);
+        free(aether_r2);
+        bench_row("aether_vec3d_reflect_batch", n, per_item, seconds, copy_rate, nv, differ);
         pool.used = 0;
     }
     if (only == NULL || strstr("aether_quatf_mul_batch", only) != NULL) {

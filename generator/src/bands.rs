@@ -503,12 +503,6 @@ fn is_linalg(c: &Callable) -> bool {
     matches!(c, Callable::Kernel(k) if matches!(k.kind, KernelKind::Linalg { .. }))
 }
 
-/// The band of a callable on the WGSL target (bits where the spec states
-/// none; call `check` first for the spec's errors).
-pub fn band(model: &Model, c: Callable) -> Band {
-    band_on(model, "wgsl", c)
-}
-
 /// The band of a callable on a target with a `[bands.<target>]` table
 /// (bits where the spec states none or has no table).
 pub fn band_on(model: &Model, target: &str, c: Callable) -> Band {
@@ -791,4 +785,34 @@ pub fn judge(model: &Model, c: Callable, band: &Band, inputs: &[u64], expected: 
         };
     }
     Judgement { in_domain, identical, ulp, factor, within }
+}
+
+/// A magnitude range of powers of two as `2^a, 2^b` (a domain of the
+/// bands, in the contract doc).
+pub fn domain_text((lo, hi): (f32, f32)) -> String {
+    format!("2^{}, 2^{}", lo.log2(), hi.log2())
+}
+
+/// One row of a band table in the contract doc: the callable's name, its
+/// stated metric and its band per result word (one entry where all agree).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BandRow {
+    pub name: String,
+    pub stated: &'static str,
+    pub words: String,
+}
+
+/// The rows of `[bands.<target>]` for `callables`: every one, or, with
+/// `banded_only`, those whose stated metric is not bits.
+pub fn rows(model: &Model, target: &str, callables: &[Callable], banded_only: bool) -> Vec<BandRow> {
+    callables
+        .iter()
+        .map(|c| (c, band_on(model, target, *c)))
+        .filter(|(_, band)| !banded_only || band.stated != BandMetric::Bits)
+        .map(|(c, band)| {
+            let words: Vec<String> = band.metrics.iter().map(|m| m.to_string()).collect();
+            let words = if words.iter().all(|w| *w == words[0]) { words[0].clone() } else { words.join("; ") };
+            BandRow { name: c.c_name(model), stated: band.stated.key(), words }
+        })
+        .collect()
 }

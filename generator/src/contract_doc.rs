@@ -253,35 +253,13 @@ pub fn render(model: &Model) -> Result<String, Error> {
             rotation => l.rotation, update_pair => l.update_pair, diag => l.diag,
         }
     });
-    let wgsl_bands: Vec<_> = crate::targets::wgsl::callables(model)
-        .into_iter()
-        .filter(|_| spec.bands.iter().any(|b| b.target == "wgsl"))
-        .map(|c| {
-            let band = crate::bands::band(model, c);
-            let words: Vec<String> = band.metrics.iter().map(|m| m.to_string()).collect();
-            let words = if words.iter().all(|w| *w == words[0]) { words[0].clone() } else { words.join("; ") };
-            context! { name => c.c_name(model), stated => band.stated.key(), words }
-        })
-        .collect();
-    // An OpenCL device without correctly rounded f32 divide and sqrt: the
-    // callables that leave the bits, with their derived bands.
-    let relaxed = crate::targets::opencl::RELAXED;
-    let relaxed_table = spec.bands.iter().find(|b| b.target == relaxed);
-    let relaxed_callables = crate::targets::opencl::relaxed_callables(model);
-    let opencl_bands: Vec<_> = relaxed_callables
-        .iter()
-        .filter(|_| relaxed_table.is_some())
-        .map(|c| (c, crate::bands::band_on(model, relaxed, *c)))
-        .filter(|(_, band)| band.stated != crate::spec::BandMetric::Bits)
-        .map(|(c, band)| {
-            let words: Vec<String> = band.metrics.iter().map(|m| m.to_string()).collect();
-            let words = if words.iter().all(|w| *w == words[0]) { words[0].clone() } else { words.join("; ") };
-            context! { name => c.c_name(model), stated => band.stated.key(), words }
-        })
-        .collect();
-    let opencl_ops = relaxed_table.map(|t| context! { add => t.ops.add_sub_mul, div => t.ops.div, sqrt => t.ops.sqrt });
-    let opencl_total = relaxed_callables.len();
-    let opencl_bits = opencl_total - opencl_bands.len();
+    // Each target's own section (its bands), in registry order.
+    let mut target_sections = String::new();
+    for t in targets::registry() {
+        if let Some(section) = t.contract_doc(model)? {
+            target_sections.push_str(&section);
+        }
+    }
     // The ULP distance of -inf to +inf, as the reference counts it.
     let ulp_span_f32 = format!("{:#010x}", aether_reference::ulp::f32_ulp_distance_bits(0xff80_0000, 0x7f80_0000));
     let ulp_span_f64 = format!("{:#018x}", aether_reference::ulp::f64_ulp_distance_bits(0xfff0_0000_0000_0000, 0x7ff0_0000_0000_0000));
@@ -330,8 +308,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
     let df64 = crate::df64::of(model).map(|d| {
         let lowered = model.lowered();
         let fs = d.functions(&lowered);
-        let src = targets::wgsl::df64::core_source(model, &lowered, "", targets::shared::check::Guard::Bits);
-        let a = targets::wgsl::df64::audit(&src, d);
+        let a = targets::registry().iter().find_map(|t| t.df64_audit(model)).unwrap_or_default();
         let ops: Vec<_> = d
             .ops
             .iter()
@@ -367,10 +344,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
         banner, df64,
         helpers, predicates, int_types,
         ulp_span_f32, ulp_span_f64,
-        wgsl_bands,
-        opencl_bands, opencl_ops, opencl_total, opencl_bits,
-        linalg_domain => domain(crate::bands::LINALG_DOMAIN),
-        array_domain => domain(crate::bands::ARRAY_KERNEL_DOMAIN),
+        target_sections,
         name => spec.name, version => spec.version, file => spec.file,
         types, shapes, combiners, cases, families, shared, kernels,
         right => spec.fold.nesting == Nesting::Right,
@@ -390,9 +364,4 @@ fn body_lines(fam: &crate::spec::Family) -> Vec<String> {
 
 fn lines(s: &str) -> Vec<String> {
     s.lines().map(String::from).collect()
-}
-
-/// A magnitude range of powers of two as `2^a, 2^b`.
-fn domain((lo, hi): (f32, f32)) -> String {
-    format!("2^{}, 2^{}", lo.log2(), hi.log2())
 }

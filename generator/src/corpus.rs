@@ -51,12 +51,15 @@ pub struct FunctionCases {
     pub no_witness: Vec<Mutant>,
 }
 
-/// The reference's result words for a function or kernel on some inputs.
+/// The reference's result words for a function or kernel on some inputs, as
+/// the corpus records them: every NaN of a float result is the canonical
+/// quiet NaN (`policy::canonical`), since the reference's NaN payloads and
+/// signs change with its build profile and no checker may look at them.
 pub fn reference(model: &Model, c: Callable, inputs: &[u64]) -> Result<Vec<u64>, Error> {
     let call = aether_reference::flat::lookup(c.family(), c.shape(), c.elem()).ok_or_else(|| {
         Error::Inconsistent(format!("the reference has no `{}` for {} {} ({})", c.family(), c.shape(), c.elem(), c.c_name(model)))
     })?;
-    Ok(call(inputs))
+    Ok(policy::canonical_words(&call(inputs), width_of(model, c.elem()), c.is_float()))
 }
 
 fn width_of(model: &Model, elem: &str) -> u32 {
@@ -78,7 +81,7 @@ pub fn probe_rows(model: &Model, c: Callable, w: u32) -> Result<Vec<(String, Vec
         let words: Vec<u64> = p.words.iter().map(|x| x.word(w)).collect();
         if let Some((n_in, _)) = c.fixed_words() {
             if words.len() != n_in {
-                return Err(Error::Spec(SpecError {
+                return Err(Error::from(SpecError {
                     file: model.spec.file.clone(),
                     line: p.line,
                     key: p.key.clone(),
@@ -310,9 +313,9 @@ pub fn build(model: &Model) -> Result<Vec<FunctionCases>, Error> {
             let (line, key) = model.origin(c);
             let what = format!("{c_name} (family `{}`, shape `{}`, type `{}`)", c.family(), c.shape(), c.elem());
             let ours = kernel::evaluate_callable(model, &lowered, i, &inputs)
-                .map_err(|m| Error::Spec(model.error_at(line, key.clone(), format!("{what}: {m}"))))?;
+                .map_err(|m| Error::from(model.error_at(line, key.clone(), format!("{what}: {m}"))))?;
             if !policy::matches(&expected, &ours, w, c.is_float(), c.either_zero()) {
-                return Err(Error::Spec(model.error_at(
+                return Err(Error::from(model.error_at(
                     line,
                     key,
                     format!(

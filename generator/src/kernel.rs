@@ -17,6 +17,7 @@
 //! | `plane`     | `#S`, then records `#element, K term words`         | S·K values, S·K comps |
 //! | `resolve`   | n value words, then n companion words               | n values              |
 
+use crate::error::SpecError;
 use crate::interp;
 use crate::linalg;
 use crate::model::{Callable, Function, Kernel, KernelKind, Model};
@@ -177,6 +178,74 @@ pub fn evaluate(model: &Model, lowered: &[Function], k: &Kernel, words: &[u64]) 
             let n = words.len() / 2;
             Ok((0..n).map(|i| s.value([words[i], words[n + i]])).collect())
         }
+    }
+}
+
+// The probe check evaluates kernels, so it runs after `Model::build`, in
+// `aether_generator::model` (building the model imports no evaluator).
+impl Model {
+    /// A family's probes have as many words as its functions take; a
+    /// kernel's probes are inputs its flat convention accepts (checked by
+    /// evaluating them on the model); and every word fits the element type.
+    pub fn check_probes(&self) -> Vec<SpecError> {
+        let mut errors = Vec::new();
+        for f in &self.functions {
+            for p in &self.spec.family(&f.family).unwrap().cases {
+                if p.words.len() != f.input_words() {
+                    errors.push(SpecError {
+                        file: self.spec.file.clone(),
+                        line: p.line,
+                        key: p.key.clone(),
+                        message: format!("probe `{}` has {} words; {} takes {}", p.label, p.words.len(), self.c_name(f), f.input_words()),
+                    });
+                }
+            }
+        }
+        // A linear-algebra kernel's probe is one problem of its shape: the
+        // single form's words (the many-lane form takes it as one lane).
+        for k in &self.kernels {
+            let KernelKind::Linalg { routine, n, .. } = &k.kind else { continue };
+            let w_in = crate::spec::words(*routine, *n).0;
+            for p in self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
+                if p.words.len() != w_in {
+                    errors.push(SpecError {
+                        file: self.spec.file.clone(),
+                        line: p.line,
+                        key: p.key.clone(),
+                        message: format!(
+                            "probe `{}` has {} words; {} takes {w_in} (a probe for one shape goes in `shape_cases.<shape>`)",
+                            p.label,
+                            p.words.len(),
+                            self.kernel_c_name(k)
+                        ),
+                    });
+                }
+            }
+        }
+        // Only probes of the right length are evaluated.
+        if !errors.is_empty() {
+            return errors;
+        }
+        let lowered = self.lowered();
+        for c in self.callables() {
+            let bits = self.spec.types.iter().find(|t| t.name == c.elem()).map_or(64, |t| t.bits);
+            let probes: Vec<&crate::spec::Probe> = match c {
+                Callable::Function(f) => self.spec.family(&f.family).unwrap().cases.iter().collect(),
+                Callable::Kernel(k) => self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)).collect(),
+            };
+            for p in probes {
+                let words: Vec<u64> = p.words.iter().map(|w| w.word(bits)).collect();
+                let err = |m: String| self.error_at(p.line, p.key.clone(), format!("probe `{}`: {m}", p.label));
+                if let Some(w) = words.iter().find(|&&w| bits < 64 && w >> bits != 0) {
+                    errors.push(err(format!("word {w} does not fit the {bits} bits of {}", c.c_name(self))));
+                    continue;
+                }
+                if let Callable::Kernel(k) = c {
+                    errors.extend(evaluate(self, &lowered, k, &words).map_err(err).err());
+                }
+            }
+        }
+        errors
     }
 }
 

@@ -6,6 +6,7 @@ pub mod bands;
 pub mod contract_doc;
 pub mod corpus;
 pub mod df64;
+pub mod df64_spec;
 pub mod dsl;
 pub mod error;
 pub mod fuzzing;
@@ -21,10 +22,11 @@ pub mod predicate;
 pub mod predicate_corpus;
 pub mod rng;
 pub mod selftest;
+pub mod spans;
 pub mod spec;
 pub mod targets;
 
-pub use error::{Error, SpecError};
+pub use error::{Error, SpecError, SpecErrors};
 pub use model::Model;
 
 /// Where the spec lives, relative to the repository root.
@@ -43,12 +45,17 @@ pub fn load(root: &std::path::Path) -> Result<Model, Error> {
     Ok(model(&spec)?)
 }
 
-/// The model of a spec that every target can print: `Model::build`, then each
-/// target's own checks (`Target::validate`), before anything is evaluated.
-pub fn model(spec: &spec::Spec) -> Result<Model, SpecError> {
+/// The model of a spec that every target can print: `Model::build`, then
+/// the checks that evaluate it (`Model::check_probes`, in `kernel`), the
+/// spec's per-target tables against the targets' facts
+/// (`targets::check_facts`) and each target's own checks
+/// (`Target::validate`). These check one built model independently: every
+/// error of each is reported.
+pub fn model(spec: &spec::Spec) -> Result<Model, SpecErrors> {
     let m = Model::build(spec)?;
-    for t in targets::registry() {
-        t.validate(&m)?;
-    }
+    let mut errors = m.check_probes();
+    errors.extend(targets::check_facts(&m).err());
+    errors.extend(targets::registry().iter().filter_map(|t| t.validate(&m).err()));
+    SpecErrors::check(errors)?;
     Ok(m)
 }

@@ -29,39 +29,10 @@ use crate::interp::{self, Ieee};
 use crate::model::{Function, Model};
 use crate::spec::{Linalg, Multipliers, Nesting, Pivot, Routine, Seed, Symmetrize, Update};
 
-/// What a routine reads and writes, in words, for size n.
-pub fn words(routine: Routine, n: usize) -> (usize, usize) {
-    let nn = n * n;
-    match routine {
-        Routine::Lu => (nn, nn + n + 1),
-        Routine::LuSolve => (nn + 2 * n, n),
-        Routine::SolveLower | Routine::SolveLowerUnit | Routine::SolveUpper | Routine::SolveUpperUnit => (nn + n, n),
-        Routine::DetLu => (nn, 1),
-        Routine::Inverse | Routine::Cholesky => (nn, nn + 1),
-        Routine::CholeskySolve => (nn + n, n),
-        Routine::Eigh => (nn, n + nn),
-    }
-}
-
-/// The words of one problem that are whole numbers, not floats: in the
-/// input (`lu_solve`'s pivots) and in the result (`lu`'s pivots and info,
-/// `inverse`'s and `cholesky`'s info).
-pub fn whole_words(routine: Routine, n: usize) -> (Vec<usize>, Vec<usize>) {
-    let nn = n * n;
-    let input = pivot_words(routine, n).map_or(Vec::new(), |(at, count)| (at..at + count).collect());
-    let output = match routine {
-        Routine::Lu => (nn..nn + n + 1).collect(),
-        Routine::Inverse | Routine::Cholesky => vec![nn],
-        _ => Vec::new(),
-    };
-    (input, output)
-}
-
-/// Where a routine's input holds pivot rows, and how many: `lu_solve` takes
-/// `LU`, then the n pivots (pivot k in k+1..=n), then `b`.
-pub fn pivot_words(routine: Routine, n: usize) -> Option<(usize, usize)> {
-    (routine == Routine::LuSolve).then_some((n * n, n))
-}
+// The flat convention's sizes (`words`, `whole_words`, `pivot_words`) are the
+// routine's own, stated beside it in `crate::spec`, where building the model
+// (which evaluates nothing) reads them too.
+pub use crate::spec::{pivot_words, whole_words, words};
 
 /// The spec's rules in force, with the step families of the rotation.
 #[derive(Debug)]

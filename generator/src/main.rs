@@ -5,11 +5,19 @@ use std::process::ExitCode;
 
 use aether_generator::{load, output};
 
-const USAGE: &str = "usage: generator [--check] [--root DIR]
-  (no flag)   regenerate c_core/, cuda_core/, corpus/ and docs/ from spec/aether.toml
+/// The usage text: the folders it writes are the registry's.
+fn usage() -> String {
+    let folders: Vec<String> = aether_generator::targets::registry().iter().map(|t| format!("{}/", t.folder())).collect();
+    format!(
+        "usage: generator [--check] [--root DIR]
+  (no flag)   regenerate {}, corpus/ and docs/
+              from spec/aether.toml
   --check     regenerate in memory; exit 1 and name every stale, missing or
               orphaned file if the tree differs
-  --root DIR  the repository root (default: the one this binary was built in)";
+  --root DIR  the repository root (default: the one this binary was built in)",
+        folders.join(", ")
+    )
+}
 
 fn main() -> ExitCode {
     let mut check = false;
@@ -21,16 +29,16 @@ fn main() -> ExitCode {
             "--root" => match args.next() {
                 Some(r) => root = Some(PathBuf::from(r)),
                 None => {
-                    eprintln!("--root needs a directory\n{USAGE}");
+                    eprintln!("--root needs a directory\n{}", usage());
                     return ExitCode::from(2);
                 }
             },
             "-h" | "--help" => {
-                println!("{USAGE}");
+                println!("{}", usage());
                 return ExitCode::SUCCESS;
             }
             other => {
-                eprintln!("unknown argument `{other}`\n{USAGE}");
+                eprintln!("unknown argument `{other}`\n{}", usage());
                 return ExitCode::from(2);
             }
         }
@@ -39,7 +47,10 @@ fn main() -> ExitCode {
     let outputs = match load(&root).and_then(|m| output::generate(&m)) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Several spec errors print one per line, each its own `error:`.
+            for line in e.to_string().lines() {
+                eprintln!("error: {line}");
+            }
             eprintln!("nothing was written");
             return ExitCode::from(2);
         }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::dsl::{Ast, AstKind, BinOp, Stmt, Target};
-use crate::error::SpecError;
+use crate::error::{SpecError, SpecErrors};
 use crate::spec::{Body, ElemType, Family, Nesting, ParamKind, Routine, Schedule, Seed, Shape, ShapeKind, Spec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -495,27 +495,43 @@ fn expr_function(
 }
 
 impl Model {
-    pub fn build(spec: &Spec) -> Result<Model, SpecError> {
+    /// The model of a checked spec. Each family and kernel is built on its
+    /// own and every refused one's first error is returned; then, on the
+    /// whole model, the independent checks of `Model::check`.
+    pub fn build(spec: &Spec) -> Result<Model, SpecErrors> {
         let mut functions = Vec::new();
+        let mut errors = Vec::new();
         // A shared composition is inlined where a body calls it, never exported.
-        for fam in spec.families.iter().filter(|f| !f.internal) {
+        'families: for fam in spec.families.iter().filter(|f| !f.internal) {
+            // The first error of a family refuses it; the others are built.
+            macro_rules! or_next {
+                ($e:expr) => {
+                    match $e {
+                        Ok(v) => v,
+                        Err(e) => {
+                            errors.push(e);
+                            continue 'families;
+                        }
+                    }
+                };
+            }
             for shape_name in &fam.shapes {
                 let shape = spec.shape(shape_name).unwrap().clone();
                 // One instance for every type, or (per-type bodies) one per type.
                 let mut instances = Vec::new();
                 if fam.depends_on_type(spec) {
                     for elem in &spec.types {
-                        instances.push(instance(spec, fam, &shape, Some(elem))?);
+                        instances.push(or_next!(instance(spec, fam, &shape, Some(elem))));
                     }
                 } else {
-                    let one = instance(spec, fam, &shape, None)?;
+                    let one = or_next!(instance(spec, fam, &shape, None));
                     instances.extend(std::iter::repeat_n(one, spec.types.len()));
                 }
                 let mut derived = Vec::new();
                 for (pname, ast, source, line) in &fam.derived {
                     let names: Vec<String> = fam.params.iter().map(|(n, _)| n.clone()).collect();
                     let key = format!("families.{}.derived", fam.name);
-                    let g = expr_function(spec, &format!("{}_{pname}", fam.name), &names, ast, source, *line, &key)?;
+                    let g = or_next!(expr_function(spec, &format!("{}_{pname}", fam.name), &names, ast, source, *line, &key));
                     derived.push((names.iter().position(|n| n == pname).unwrap(), g));
                 }
                 for (elem, (params, ret, temps, outputs)) in spec.types.iter().zip(instances) {
@@ -537,13 +553,19 @@ impl Model {
             }
         }
         let mut kernels = Vec::new();
-        for k in &spec.kernels {
+        'kernels: for k in &spec.kernels {
             for shape_name in &k.shapes {
                 let kind = match &k.schedule {
                     Schedule::Butterfly => KernelKind::Butterfly,
                     Schedule::Lanes { arrays, term, term_source, term_line } => {
                         let key = format!("kernels.{}.term", k.name);
-                        let term = expr_function(spec, &format!("{}_term", k.name), arrays, term, term_source, *term_line, &key)?;
+                        let term = match expr_function(spec, &format!("{}_term", k.name), arrays, term, term_source, *term_line, &key) {
+                            Ok(term) => term,
+                            Err(e) => {
+                                errors.push(e);
+                                continue 'kernels;
+                            }
+                        };
                         KernelKind::Lanes { arrays: arrays.clone(), term: Box::new(term) }
                     }
                     Schedule::Array { lanes } => KernelKind::Array { lanes: lanes.clone() },
@@ -590,12 +612,25 @@ impl Model {
                 }
             }
         }
+        // The checks below read the whole model.
+        SpecErrors::check(errors)?;
         let model = Model { spec: spec.clone(), functions, kernels };
-        model.check_policy()?;
-        model.check_names()?;
-        model.check_reference()?;
-        model.check_probes()?;
+        model.check()?;
         Ok(model)
+    }
+
+    /// The checks of a built model, each independent of the others: the
+    /// either-zero policy, the C names and the reference against the spec
+    /// both ways (the probes, which evaluate kernels, are checked after the
+    /// build: `Model::check_probes`, in `kernel`). Every error of each is
+    /// returned.
+    fn check(&self) -> Result<(), SpecErrors> {
+        let mut errors = Vec::new();
+        errors.extend(self.check_policy().err());
+        errors.extend(self.check_names());
+        errors.extend(self.check_reference());
+        errors.extend(self.check_reference_entries());
+        SpecErrors::check(errors)
     }
 
     /// An error at a line and key of the spec.
@@ -618,7 +653,8 @@ impl Model {
     /// Every C name the cores define is defined once: the functions, the
     /// kernels and the types (two prefixes may spell one name, e.g. a type
     /// named `vec3f` beside the shape `vec3` of `f32`).
-    fn check_names(&self) -> Result<(), SpecError> {
+    fn check_names(&self) -> Vec<SpecError> {
+        let mut errors = Vec::new();
         let mut seen: HashMap<String, String> = HashMap::new();
         let types = self.spec.shapes.iter().filter(|s| !matches!(s.kind, ShapeKind::Scalar)).flat_map(|s| {
             self.spec.types.iter().map(move |t| {
@@ -632,7 +668,7 @@ impl Model {
         });
         for (name, what, key) in types.chain(functions) {
             if let Some(first) = seen.get(&name) {
-                return Err(self.error_at(
+                errors.push(self.error_at(
                     self.key_line(&key),
                     key,
                     format!(
@@ -640,10 +676,11 @@ impl Model {
                          type's name, or two operations share a name)"
                     ),
                 ));
+                continue;
             }
             seen.insert(name, what);
         }
-        Ok(())
+        errors
     }
 
     /// The line of a `families.X`, `kernels.X` or `shapes.X` key.
@@ -661,13 +698,28 @@ impl Model {
 
     /// The hand-written reference implements every callable, with the input
     /// words the spec's parameters give: checked before it is ever called.
-    fn check_reference(&self) -> Result<(), SpecError> {
+    fn check_reference(&self) -> Vec<SpecError> {
+        let mut errors = Vec::new();
         for c in self.callables() {
             let (family, shape, elem) = (c.family(), c.shape(), c.elem());
             let (line, key) = self.origin(c);
+            // A type the reference has no function of: one error, at the type.
+            if !aether_reference::flat::entries().iter().any(|e| e.2 == elem) {
+                let key = format!("types.{elem}");
+                errors.push(self.error_at(
+                    self.key_line(&key),
+                    key,
+                    format!(
+                        "the reference implements no function of type `{elem}` ({} and the others): implement them in \
+                         reference/ and add them to reference/src/flat.rs first",
+                        c.c_name(self)
+                    ),
+                ));
+                continue;
+            }
             if aether_reference::flat::lookup(family, shape, elem).is_none() {
                 let fam_line = self.key_line(&key);
-                return Err(self.error_at(
+                errors.push(self.error_at(
                     fam_line,
                     key.split('.').take(2).collect::<Vec<_>>().join("."),
                     format!(
@@ -676,11 +728,12 @@ impl Model {
                         c.c_name(self)
                     ),
                 ));
+                continue;
             }
             let ours = match c {
                 Callable::Function(f) => Some((f.input_words(), "its parameters give")),
                 Callable::Kernel(Kernel { kind: KernelKind::Linalg { routine, n, many: false }, .. }) => {
-                    Some((crate::linalg::words(*routine, *n).0, "the routine takes"))
+                    Some((crate::spec::words(*routine, *n).0, "the routine takes"))
                 }
                 Callable::Kernel(_) => None,
             };
@@ -691,7 +744,7 @@ impl Model {
                         Callable::Function(f) => (self.spec.family(&f.family).unwrap().params_line, format!("families.{family}.params")),
                         Callable::Kernel(_) => (line, key),
                     };
-                    return Err(self.error_at(
+                    errors.push(self.error_at(
                         line,
                         key,
                         format!(
@@ -704,70 +757,147 @@ impl Model {
                 }
             }
         }
-        Ok(())
+        errors
+    }
+
+    /// The other way: every function the hand-written reference implements
+    /// (`aether_reference::flat::entries`, the table `lookup` reads) is a
+    /// callable of the spec. A spec that drops a type, a family or kernel, one
+    /// of their shapes, or a many-lane form the reference still implements is
+    /// refused, at the key that would list it. Each entry maps to one place:
+    /// a family (`[families.*]`), a kernel (`[kernels.*]`: the compensated
+    /// sums over arrays and the linear algebra) or a kernel's many-lane form
+    /// (`<kernel>_lanes`, `many = true`). Nothing is exempt: the df64
+    /// operations and the predicates are no flat entries (they have references
+    /// of their own, checked by their corpora).
+    fn check_reference_entries(&self) -> Vec<SpecError> {
+        #[derive(PartialEq, Eq, PartialOrd, Ord)]
+        enum Missing<'a> {
+            Type(&'a str),
+            Shape { table: &'static str, name: &'a str, line: usize, shape: &'a str },
+            Many { kernel: &'a str, line: usize },
+            Shared { name: &'a str, line: usize },
+            Table(&'a str),
+        }
+        let have: std::collections::HashSet<(&str, &str, &str)> =
+            self.callables().iter().map(|c| (c.family(), c.shape(), c.elem())).collect();
+        let mut missing: std::collections::BTreeMap<Missing, Vec<String>> = std::collections::BTreeMap::new();
+        for &(family, shape, elem) in aether_reference::flat::entries() {
+            if have.contains(&(family, shape, elem)) {
+                continue;
+            }
+            let exported = self.spec.families.iter().find(|f| f.name == family);
+            let lanes = family.strip_suffix("_lanes").and_then(|k| self.spec.kernel(k));
+            let place = if !self.spec.types.iter().any(|t| t.name == elem) {
+                Missing::Type(elem)
+            } else if let Some(f) = exported {
+                if f.internal {
+                    Missing::Shared { name: family, line: f.line }
+                } else {
+                    Missing::Shape { table: "families", name: family, line: f.line, shape }
+                }
+            } else if let Some(k) = self.spec.kernel(family) {
+                Missing::Shape { table: "kernels", name: family, line: k.line, shape }
+            } else if let Some(k) = lanes {
+                if k.shapes.iter().any(|s| s == shape) {
+                    Missing::Many { kernel: &k.name, line: k.line }
+                } else {
+                    // The single form is missing too: reported with it.
+                    Missing::Shape { table: "kernels", name: &k.name, line: k.line, shape }
+                }
+            } else {
+                Missing::Table(family)
+            };
+            missing.entry(place).or_default().push(format!("`{family}/{shape}/{elem}`"));
+        }
+        let listed = |entries: &[String]| {
+            let shown = entries.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+            match entries.len() {
+                n if n > 3 => format!("{shown} and {} more, in reference/src/flat.rs", n - 3),
+                _ => format!("{shown} in reference/src/flat.rs"),
+            }
+        };
+        let table_lines = |prefix: &str| -> Vec<usize> {
+            let source = &self.spec.source;
+            source.lines().enumerate().filter(|(_, l)| l.trim().starts_with(prefix)).map(|(i, _)| i + 1).collect()
+        };
+        missing
+            .into_iter()
+            .map(|(place, entries)| {
+                let entries = listed(&entries);
+                match place {
+                    Missing::Type(elem) => self.error_at(
+                        table_lines("[types.").first().copied().unwrap_or(1),
+                        "types",
+                        format!(
+                            "the reference implements functions of type `{elem}` ({entries}), but the spec declares no type \
+                             `{elem}`: declare `[types.{elem}]`, or take them out of the reference"
+                        ),
+                    ),
+                    Missing::Shape { table, name, line, shape } => {
+                        let what = if table == "families" { "family" } else { "kernel" };
+                        let undeclared =
+                            if self.spec.shape(shape).is_none() { format!(" (and declare `[shapes.{shape}]`)") } else { String::new() };
+                        self.error_at(
+                            self.field_line(line, "shapes"),
+                            format!("{table}.{name}.shapes"),
+                            format!(
+                                "the reference implements `{name}` for shape `{shape}` ({entries}), but the {what} does not list \
+                                 `{shape}`: list it{undeclared}, or take it out of the reference"
+                            ),
+                        )
+                    }
+                    Missing::Many { kernel, line } => self.error_at(
+                        self.field_line(line, "many"),
+                        format!("kernels.{kernel}.many"),
+                        format!(
+                            "the reference implements the many-lane form `{kernel}_lanes` ({entries}), but the kernel is not \
+                             `many = true`: set it, or take the form out of the reference"
+                        ),
+                    ),
+                    Missing::Shared { name, line } => self.error_at(
+                        line,
+                        format!("shared.{name}"),
+                        format!(
+                            "the reference implements `{name}` ({entries}), but the spec's `{name}` is a shared composition, \
+                             which no core exports: make it a family, or take it out of the reference"
+                        ),
+                    ),
+                    Missing::Table(name) => self.error_at(
+                        table_lines("[families.").into_iter().chain(table_lines("[kernels.")).max().unwrap_or(1),
+                        format!("families.{name}"),
+                        format!(
+                            "the reference implements `{name}` ({entries}), but the spec has no `[families.{name}]` or \
+                             `[kernels.{name}]`: add one among the function tables (the last of which starts here), or take \
+                             it out of the reference"
+                        ),
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// The line of `field = ...` in the table whose header is at `table_line`
+    /// (that line when the table does not state the field).
+    fn field_line(&self, table_line: usize, field: &str) -> usize {
+        let lines = self.spec.source.lines().enumerate().skip(table_line);
+        for (i, l) in lines {
+            let l = l.trim();
+            // The next table's header (a doc string's line may start with `[`).
+            let header = l.strip_prefix('[').and_then(|h| h.strip_suffix(']'));
+            if header.is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_alphanumeric() || "_.\"".contains(c))) {
+                break;
+            }
+            if l.strip_prefix(field).is_some_and(|rest| rest.trim_start().starts_with('=')) {
+                return i + 1;
+            }
+        }
+        table_line
     }
 
     /// C-style name of a kernel, e.g. `aether_f32_sum_array`.
     pub fn kernel_c_name(&self, k: &Kernel) -> String {
         format!("aether_{}_{}", self.prefix(&k.shape, &k.elem), k.op)
-    }
-
-    /// A family's probes have as many words as its functions take; a
-    /// kernel's probes are inputs its flat convention accepts (checked by
-    /// evaluating them on the model); and every word fits the element type.
-    fn check_probes(&self) -> Result<(), SpecError> {
-        for f in &self.functions {
-            for p in &self.spec.family(&f.family).unwrap().cases {
-                if p.words.len() != f.input_words() {
-                    return Err(SpecError {
-                        file: self.spec.file.clone(),
-                        line: p.line,
-                        key: p.key.clone(),
-                        message: format!("probe `{}` has {} words; {} takes {}", p.label, p.words.len(), self.c_name(f), f.input_words()),
-                    });
-                }
-            }
-        }
-        // A linear-algebra kernel's probe is one problem of its shape: the
-        // single form's words (the many-lane form takes it as one lane).
-        for k in &self.kernels {
-            let KernelKind::Linalg { routine, n, .. } = &k.kind else { continue };
-            let w_in = crate::linalg::words(*routine, *n).0;
-            for p in self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)) {
-                if p.words.len() != w_in {
-                    return Err(SpecError {
-                        file: self.spec.file.clone(),
-                        line: p.line,
-                        key: p.key.clone(),
-                        message: format!(
-                            "probe `{}` has {} words; {} takes {w_in} (a probe for one shape goes in `shape_cases.<shape>`)",
-                            p.label,
-                            p.words.len(),
-                            self.kernel_c_name(k)
-                        ),
-                    });
-                }
-            }
-        }
-        let lowered = self.lowered();
-        for c in self.callables() {
-            let bits = self.spec.types.iter().find(|t| t.name == c.elem()).map_or(64, |t| t.bits);
-            let probes: Vec<&crate::spec::Probe> = match c {
-                Callable::Function(f) => self.spec.family(&f.family).unwrap().cases.iter().collect(),
-                Callable::Kernel(k) => self.spec.kernel(&k.key).unwrap().cases.iter().filter(|p| p.applies_to(&k.shape)).collect(),
-            };
-            for p in probes {
-                let words: Vec<u64> = p.words.iter().map(|w| w.word(bits)).collect();
-                let err = |m: String| self.error_at(p.line, p.key.clone(), format!("probe `{}`: {m}", p.label));
-                if let Some(w) = words.iter().find(|&&w| bits < 64 && w >> bits != 0) {
-                    return Err(err(format!("word {w} does not fit the {bits} bits of {}", c.c_name(self))));
-                }
-                if let Callable::Kernel(k) = c {
-                    crate::kernel::evaluate(self, &lowered, k, &words).map_err(err)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// A family given either-zero slack must return fmin/fmax results directly,

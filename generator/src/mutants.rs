@@ -4,7 +4,7 @@
 //! each mutant and show that the corpus catches it.
 
 use crate::dsl::{self, BinOp};
-use crate::error::SpecError;
+use crate::error::SpecErrors;
 use crate::model::{Builtin, Expr, Function, Model};
 use crate::spec::{Assignment, Layout, Multipliers, Nesting, Pivot, Seed, ShapeKind, Spec, Symmetrize, Update};
 
@@ -224,14 +224,15 @@ impl Mutant {
 
     /// The mutant's model, lowered: one function per function of `model`, in
     /// the same order.
-    pub fn lowered(self, model: &Model) -> Result<Vec<Function>, SpecError> {
+    pub fn lowered(self, model: &Model) -> Result<Vec<Function>, SpecErrors> {
         Ok(self.build(model)?.1)
     }
 
     /// The mutant's model (its spec states the mutant's layouts) and its
     /// lowered functions.
-    pub fn build(self, model: &Model) -> Result<(Model, Vec<Function>), SpecError> {
+    pub fn build(self, model: &Model) -> Result<(Model, Vec<Function>), SpecErrors> {
         let m = Model::build(&self.spec(&model.spec))?;
+        SpecErrors::check(m.check_probes())?;
         let lowered = m
             .functions
             .iter()

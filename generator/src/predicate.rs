@@ -34,7 +34,7 @@ use toml::Spanned;
 use crate::dsl::{self, Ast, AstKind, BinOp, BitOp, Target};
 use crate::error::{LineIndex, SpecError};
 use crate::names;
-use crate::spec::in_file_order;
+use crate::spans::in_file_order;
 
 // ------------------------------------------------------------------ raw TOML
 
@@ -401,7 +401,7 @@ impl Ctx<'_> {
 
     /// The first line of a string value's content.
     fn content_line(&self, offset: usize) -> usize {
-        crate::spec::first_content_line(&self.lines, self.text, offset)
+        crate::spans::first_content_line(&self.lines, self.text, offset)
     }
 
     /// Parses and types a body; `allow_predicates`: a derived body may call

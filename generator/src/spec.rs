@@ -7,9 +7,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::dsl::{self, Ast, AstKind, Stmt};
-use crate::error::{LineIndex, SpecError};
+use crate::error::{LineIndex, SpecError, SpecErrors};
 use crate::names;
 use crate::predicate;
+use crate::spans::{first_content_line, in_file_order};
 
 /// The most components a vector shape may have (OpenCL C's widest vector).
 pub const MAX_COMPONENTS: usize = 16;
@@ -47,14 +48,17 @@ struct RawSpec {
     int_functions: BTreeMap<String, Spanned<predicate::RawIntFunction>>,
     #[serde(default)]
     predicates: BTreeMap<String, Spanned<predicate::RawPredicate>>,
-    df64: Option<Spanned<crate::df64::RawDf64>>,
+    df64: Option<Spanned<crate::df64_spec::RawDf64>>,
     #[serde(default)]
-    df64_ops: BTreeMap<String, Spanned<crate::df64::RawOp>>,
+    df64_ops: BTreeMap<String, Spanned<crate::df64_spec::RawOp>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawBands {
+    /// Another target's table this one starts from (`like = "wgsl"`): its
+    /// entries and accuracies, each replaced where this table states it.
+    like: Option<Spanned<String>>,
     #[serde(default)]
     bits: Vec<Spanned<String>>,
     #[serde(default)]
@@ -530,7 +534,7 @@ pub struct Spec {
     pub predicates: predicate::Predicates,
     /// `[df64]` and `[df64_ops]`: the f64 functions on a target without
     /// binary64.
-    pub df64: Option<crate::df64::Df64Spec>,
+    pub df64: Option<crate::df64_spec::Df64Spec>,
 }
 
 /// The metric a spec states for a family on a target.
@@ -579,10 +583,6 @@ pub struct TargetBands {
     pub entries: Vec<BandEntry>,
     pub ops: OpUlps,
 }
-
-/// The targets a `[bands.<target>]` table may name: WGSL, and an OpenCL
-/// device without correctly rounded f32 division and sqrt.
-pub const BAND_TARGETS: &[&str] = &["wgsl", "opencl_relaxed"];
 
 /// The largest per-operation ulp count a band table may state.
 pub const MAX_OP_ULP: f64 = 1_048_576.0;
@@ -675,6 +675,40 @@ impl Routine {
     pub fn name(self) -> &'static str {
         Routine::ALL.iter().find(|(_, r)| *r == self).unwrap().0
     }
+}
+
+/// What a routine reads and writes, in words, for size n.
+pub fn words(routine: Routine, n: usize) -> (usize, usize) {
+    let nn = n * n;
+    match routine {
+        Routine::Lu => (nn, nn + n + 1),
+        Routine::LuSolve => (nn + 2 * n, n),
+        Routine::SolveLower | Routine::SolveLowerUnit | Routine::SolveUpper | Routine::SolveUpperUnit => (nn + n, n),
+        Routine::DetLu => (nn, 1),
+        Routine::Inverse | Routine::Cholesky => (nn, nn + 1),
+        Routine::CholeskySolve => (nn + n, n),
+        Routine::Eigh => (nn, n + nn),
+    }
+}
+
+/// The words of one problem that are whole numbers, not floats: in the
+/// input (`lu_solve`'s pivots) and in the result (`lu`'s pivots and info,
+/// `inverse`'s and `cholesky`'s info).
+pub fn whole_words(routine: Routine, n: usize) -> (Vec<usize>, Vec<usize>) {
+    let nn = n * n;
+    let input = pivot_words(routine, n).map_or(Vec::new(), |(at, count)| (at..at + count).collect());
+    let output = match routine {
+        Routine::Lu => (nn..nn + n + 1).collect(),
+        Routine::Inverse | Routine::Cholesky => vec![nn],
+        _ => Vec::new(),
+    };
+    (input, output)
+}
+
+/// Where a routine's input holds pivot rows, and how many: `lu_solve` takes
+/// `LU`, then the n pivots (pivot k in k+1..=n), then `b`.
+pub fn pivot_words(routine: Routine, n: usize) -> Option<(usize, usize)> {
+    (routine == Routine::LuSolve).then_some((n * n, n))
 }
 
 /// Where element i of an array goes among the lanes.
@@ -788,7 +822,7 @@ fn key_in_message(msg: &str) -> Option<String> {
 
 /// Parses and validates a spec file's bytes: text that is not UTF-8 is an
 /// error at the line and column of its first bad byte.
-pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Spec, SpecError> {
+pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Spec, SpecErrors> {
     match std::str::from_utf8(bytes) {
         Ok(text) => parse(file, text),
         Err(e) => {
@@ -796,17 +830,29 @@ pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Spec, SpecError> {
             let line_start = good.rfind('\n').map_or(0, |i| i + 1);
             let col = good[line_start..].chars().count() + 1;
             let loc = Loc { file, lines: LineIndex::new(good) };
-            Err(loc.err(
-                good.len(),
-                enclosing_key(good, good.len()),
-                format!("column {col}: byte 0x{:02x} is not UTF-8 (a spec is UTF-8 text)", bytes[e.valid_up_to()]),
-            ))
+            Err(loc
+                .err(
+                    good.len(),
+                    enclosing_key(good, good.len()),
+                    format!("column {col}: byte 0x{:02x} is not UTF-8 (a spec is UTF-8 text)", bytes[e.valid_up_to()]),
+                )
+                .into())
         }
     }
 }
 
 /// Parses and validates a spec text. `file` names it in errors.
-pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
+///
+/// Every check whose inputs were accepted runs, and all their errors are
+/// returned (in line order, see [`SpecErrors`]); a check that reads what an
+/// earlier one refused does not run, since its errors would only repeat that
+/// one. TOML that does not parse stops at once; the tables every function
+/// reads (contract, types, shapes, the fold, combiners, predicates) are
+/// checked together, then the families and shared compositions (each table on
+/// its own), then what names families (`[policy]`, `[df64]`, the rules of
+/// reduction and linear algebra), then the kernels (each table on its own)
+/// and last the bands, which name kernels.
+pub fn parse(file: &str, text: &str) -> Result<Spec, SpecErrors> {
     let loc = Loc { file, lines: LineIndex::new(text) };
     let raw: RawSpec = toml::from_str(text).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);
@@ -824,47 +870,81 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
         };
         loc.err(offset, key, message)
     })?;
-    names::check_contract_name(raw.contract.name.get_ref()).map_err(|m| loc.err(raw.contract.name.span().start, "contract.name", m))?;
-    names::check_version(raw.contract.version.get_ref()).map_err(|m| loc.err(raw.contract.version.span().start, "contract.version", m))?;
+    let mut errors = Vec::new();
+    let name =
+        names::check_contract_name(raw.contract.name.get_ref()).map_err(|m| loc.err(raw.contract.name.span().start, "contract.name", m));
+    let version =
+        names::check_version(raw.contract.version.get_ref()).map_err(|m| loc.err(raw.contract.version.span().start, "contract.version", m));
+    let predicates = predicate::Raw { int_types: &raw.integer_types, functions: &raw.int_functions, predicates: &raw.predicates };
+    let (Some(()), Some(()), Some(types), Some(shapes), Some(fold), Some(combiners), Some(predicates)) = (
+        kept(name, &mut errors),
+        kept(version, &mut errors),
+        kept(types(&loc, &raw), &mut errors),
+        kept(shapes(&loc, &raw), &mut errors),
+        kept(fold(&loc, &raw), &mut errors),
+        kept(combiners(&loc, &raw), &mut errors),
+        kept(predicate::parse(file, text, predicates), &mut errors),
+    ) else {
+        return Err(refused(errors));
+    };
     let spec = Spec {
         file: file.to_string(),
         source: text.to_string(),
         name: raw.contract.name.get_ref().clone(),
         version: raw.contract.version.get_ref().clone(),
-        types: types(&loc, &raw)?,
-        shapes: shapes(&loc, &raw)?,
-        fold: fold(&loc, &raw)?,
-        combiners: combiners(&loc, &raw)?,
+        types,
+        shapes,
+        fold,
+        combiners,
         policy: Policy { either_zero: Vec::new(), line: 0 },
         families: Vec::new(),
         reduction: None,
         linalg: None,
         kernels: Vec::new(),
         bands: Vec::new(),
-        predicates: predicate::parse(
-            file,
-            text,
-            predicate::Raw { int_types: &raw.integer_types, functions: &raw.int_functions, predicates: &raw.predicates },
-        )?,
+        predicates,
         df64: None,
     };
     // Shared compositions first: the spec states them before their callers.
-    let shared = shared(&loc, &raw, text, &spec)?;
-    let mut families = families(&loc, &raw.families, false, text, &spec)?;
-    check_called(&loc, &raw.shared, &families, &shared)?;
+    let shared = shared(&loc, &raw, text, &spec).map_err(|e| errors.extend(e)).ok();
+    let families = families(&loc, &in_file_order(&raw.families), false, text, &spec).map_err(|e| errors.extend(e)).ok();
+    let (Some(shared), Some(mut families)) = (shared, families) else {
+        return Err(refused(errors));
+    };
+    let called = kept(check_called(&loc, &raw.shared, &families, &shared), &mut errors);
     families.extend(shared);
     let names: Vec<String> = families.iter().filter(|f| !f.internal).map(|f| f.name.clone()).collect();
-    let df64 = crate::df64::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names)?;
-    let spec = Spec { df64, ..spec };
-    let policy = policy(&loc, &raw, &families)?;
-    let spec = Spec { families, policy, ..spec };
-    let reduction = reduction(&loc, &raw, &spec)?;
-    let linalg = linalg(&loc, &raw, &spec)?;
+    let df64 = kept(crate::df64_spec::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names), &mut errors);
+    let policy = kept(policy(&loc, &raw, &families), &mut errors);
+    let spec = Spec { families, ..spec };
+    let reduction = kept(reduction(&loc, &raw, &spec), &mut errors);
+    let linalg = kept(linalg(&loc, &raw, &spec), &mut errors);
+    // The kernels read the rules of reduction and linear algebra, the bands
+    // the kernels' names.
+    let (Some(reduction), Some(linalg)) = (reduction, linalg) else {
+        return Err(refused(errors));
+    };
     let spec = Spec { reduction, linalg, ..spec };
-    let kernels = kernels(&loc, &raw, &spec)?;
+    let Some(kernels) = kernels(&loc, &raw, &spec).map_err(|e| errors.extend(e)).ok() else {
+        return Err(refused(errors));
+    };
     let spec = Spec { kernels, ..spec };
-    let bands = bands(&loc, &raw, &spec)?;
-    Ok(Spec { bands, ..spec })
+    let bands = kept(bands(&loc, &raw, &spec), &mut errors);
+    let (Some(()), Some(df64), Some(policy), Some(bands)) = (called, df64, policy, bands) else {
+        return Err(refused(errors));
+    };
+    Ok(Spec { df64, policy, bands, ..spec })
+}
+
+/// The value of a check that passed; the error of one that did not joins
+/// `errors`.
+fn kept<T>(result: Result<T, SpecError>, errors: &mut Vec<SpecError>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+/// The errors of a spec that a check refused (there is at least one).
+fn refused(errors: Vec<SpecError>) -> SpecErrors {
+    SpecErrors::new(errors).expect("a refused check gives an error")
 }
 
 /// `[bands.<target>]`: every name a family or kernel, listed once.
@@ -872,14 +952,22 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
     let mut out = Vec::new();
     for (target, b) in in_file_order(&raw.bands) {
         let key = format!("bands.{target}");
-        if !BAND_TARGETS.contains(&target.as_str()) {
-            return Err(loc.err(
-                b.span().start,
-                key,
-                format!("unknown target `{target}` (bands are stated for: {})", BAND_TARGETS.join(", ")),
-            ));
+        // Which keys a target reads is the target's fact (`Target::bands`):
+        // `aether_generator::model` checks the tables against the registry.
+        if !names::is_identifier(target) {
+            return Err(loc.err(b.span().start, key, format!("`{}` is not a target's bands key", target.escape_debug())));
         }
         let r = b.get_ref();
+        let base: Option<&TargetBands> = match &r.like {
+            None => None,
+            Some(l) => Some(out.iter().find(|t: &&TargetBands| &t.target == l.get_ref()).ok_or_else(|| {
+                loc.err(
+                    l.span().start,
+                    format!("{key}.like"),
+                    format!("`{}`: no band table `[bands.{}]` above this one to start from", l.get_ref(), l.get_ref()),
+                )
+            })?),
+        };
         let mut entries: Vec<BandEntry> = Vec::new();
         for (metric, list) in [
             (BandMetric::Bits, &r.bits),
@@ -899,8 +987,21 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
                 entries.push(BandEntry { name: name.clone(), metric, line: loc.lines.line(n.span().start) });
             }
         }
+        // A table that starts from another keeps the other's entries that it
+        // does not state itself, in the other's order, before its own.
+        if let Some(base) = base {
+            let inherited: Vec<BandEntry> = base.entries.iter().filter(|e| !entries.iter().any(|m| m.name == e.name)).cloned().collect();
+            entries = inherited.into_iter().chain(entries).collect();
+        }
         let op = |name: &str, v: &Option<Spanned<f64>>| -> Result<f64, SpecError> {
             let Some(v) = v else {
+                if let Some(base) = base {
+                    return Ok(match name {
+                        "add_sub_mul_ulp" => base.ops.add_sub_mul,
+                        "div_ulp" => base.ops.div,
+                        _ => base.ops.sqrt,
+                    });
+                }
                 return Err(loc.err(
                     b.span().start,
                     key.clone(),
@@ -925,14 +1026,6 @@ fn bands(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<TargetBands>, Spec
         out.push(TargetBands { target: target.clone(), line: loc.lines.line(b.span().start), entries, ops });
     }
     Ok(out)
-}
-
-/// Table entries in the order they appear in the file.
-/// A table's entries in the order the file states them.
-pub(crate) fn in_file_order<T>(map: &BTreeMap<String, Spanned<T>>) -> Vec<(&String, &Spanned<T>)> {
-    let mut v: Vec<_> = map.iter().collect();
-    v.sort_by_key(|(_, s)| s.span().start);
-    v
 }
 
 fn is_c_identifier(s: &str) -> bool {
@@ -1149,17 +1242,6 @@ fn content_line(loc: &Loc, text: &str, offset: usize) -> usize {
     first_content_line(&loc.lines, text, offset)
 }
 
-/// The first line of a string value's content that starts at `offset`.
-pub(crate) fn first_content_line(lines: &LineIndex, text: &str, offset: usize) -> usize {
-    let line = lines.line(offset);
-    let rest = &text[offset.min(text.len())..];
-    if rest.starts_with("\"\"\"\n") || rest.starts_with("'''\n") {
-        line + 1
-    } else {
-        line
-    }
-}
-
 fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, elem: Option<String>, s: &Spanned<String>) -> Result<Body, SpecError> {
     let first = content_line(loc, text, s.span().start);
     let stmts = dsl::parse_body(s.get_ref()).map_err(|e| SpecError {
@@ -1183,24 +1265,30 @@ fn body(loc: &Loc, text: &str, key: String, shape: Option<String>, elem: Option<
 
 /// `[shared.<name>]`: read as families are, checked to be internal (no
 /// `op`, `cases` or `derived`) and named apart from every family.
-fn shared(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Family>, SpecError> {
+fn shared(loc: &Loc, raw: &RawSpec, text: &str, spec: &Spec) -> Result<Vec<Family>, Vec<SpecError>> {
+    let mut errors = Vec::new();
+    let mut tables = Vec::new();
     for (name, f) in in_file_order(&raw.shared) {
         let key = format!("shared.{name}");
         let r = f.get_ref();
-        for (field, present) in [("op", r.op.is_some()), ("cases", r.cases.is_some()), ("derived", r.derived.is_some())] {
-            if present {
-                return Err(loc.err(
-                    f.span().start,
-                    format!("{key}.{field}"),
-                    format!("a shared composition is not exported, so it has no `{field}` (its callers' cases test it)"),
-                ));
-            }
-        }
-        if raw.families.contains_key(name) {
-            return Err(loc.err(f.span().start, key, format!("`{name}` names a family too: a shared composition needs a name of its own")));
+        let fields = [("op", r.op.is_some()), ("cases", r.cases.is_some()), ("derived", r.derived.is_some())];
+        if let Some((field, _)) = fields.iter().find(|(_, present)| *present) {
+            errors.push(loc.err(
+                f.span().start,
+                format!("{key}.{field}"),
+                format!("a shared composition is not exported, so it has no `{field}` (its callers' cases test it)"),
+            ));
+        } else if raw.families.contains_key(name) {
+            errors.push(loc.err(f.span().start, key, format!("`{name}` names a family too: a shared composition needs a name of its own")));
+        } else {
+            tables.push((name, f));
         }
     }
-    families(loc, &raw.shared, true, text, spec)
+    match families(loc, &tables, true, text, spec) {
+        Ok(shared) if errors.is_empty() => Ok(shared),
+        Ok(_) => Err(errors),
+        Err(more) => Err(errors.into_iter().chain(more).collect()),
+    }
 }
 
 /// Every shared composition is called by some family's or other shared
@@ -1234,155 +1322,169 @@ fn calls(ast: &Ast, name: &str) -> bool {
     }
 }
 
+/// The families of the given tables: each table is checked on its own (its
+/// C name against the tables accepted before it), and every refused table's
+/// first error is returned.
 fn families(
     loc: &Loc,
-    raw: &BTreeMap<String, Spanned<RawFamily>>,
+    raw: &[(&String, &Spanned<RawFamily>)],
     internal: bool,
     text: &str,
     spec: &Spec,
-) -> Result<Vec<Family>, SpecError> {
+) -> Result<Vec<Family>, Vec<SpecError>> {
     let mut out: Vec<Family> = Vec::new();
+    let mut errors = Vec::new();
+    for &(name, f) in raw {
+        match family(loc, name, f, internal, text, spec, &out) {
+            Ok(family) => out.push(family),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// One `[families.<name>]` (or `[shared.<name>]`) table; `out` holds the
+/// families accepted before it.
+fn family(
+    loc: &Loc,
+    name: &String,
+    f: &Spanned<RawFamily>,
+    internal: bool,
+    text: &str,
+    spec: &Spec,
+    out: &[Family],
+) -> Result<Family, SpecError> {
     let table = if internal { "shared" } else { "families" };
-    for (name, f) in in_file_order(raw) {
-        let key = format!("{table}.{name}");
-        let r = f.get_ref();
-        if !is_c_identifier(name) {
-            return Err(loc.err(f.span().start, key, "a family name must be a C identifier"));
+    let key = format!("{table}.{name}");
+    let r = f.get_ref();
+    if !is_c_identifier(name) {
+        return Err(loc.err(f.span().start, key, "a family name must be a C identifier"));
+    }
+    names::check_part(name, "family name").map_err(|m| loc.err(f.span().start, key.clone(), m))?;
+    let op = r.op.as_ref().map_or(name.clone(), |o| o.get_ref().clone());
+    if !is_c_identifier(&op) {
+        return Err(loc.err(r.op.as_ref().unwrap().span().start, format!("{key}.op"), format!("`{op}` is not a C identifier")));
+    }
+    if let Some(o) = &r.op {
+        names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
+    }
+    names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
+    let mut shapes = Vec::new();
+    for s in r.shapes.get_ref() {
+        if spec.shape(s.get_ref()).is_none() {
+            return Err(loc.err(s.span().start, format!("{key}.shapes"), format!("unknown shape `{}`", s.get_ref())));
         }
-        names::check_part(name, "family name").map_err(|m| loc.err(f.span().start, key.clone(), m))?;
-        let op = r.op.as_ref().map_or(name.clone(), |o| o.get_ref().clone());
-        if !is_c_identifier(&op) {
-            return Err(loc.err(r.op.as_ref().unwrap().span().start, format!("{key}.op"), format!("`{op}` is not a C identifier")));
+        if shapes.contains(s.get_ref()) {
+            return Err(loc.err(s.span().start, format!("{key}.shapes"), format!("shape `{}` is listed twice", s.get_ref())));
         }
-        if let Some(o) = &r.op {
-            names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
+        shapes.push(s.get_ref().clone());
+    }
+    if shapes.is_empty() {
+        return Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), "a family needs at least one shape"));
+    }
+    let mut params: Vec<(String, ParamKind)> = Vec::new();
+    for p in r.params.get_ref() {
+        let bad = || loc.err(p.span().start, format!("{key}.params"), format!("`{}` is not `name: kind`", p.get_ref()));
+        let (pname, kind) = p.get_ref().split_once(':').ok_or_else(bad)?;
+        let (pname, kind) = (pname.trim(), kind.trim());
+        // `out` too: a body reads it as the parameter, and defines the result by `out = ...`
+        // (the cores name their result `aether_out`).
+        if !is_c_identifier(pname) || params.iter().any(|(n, _)| n == pname) {
+            return Err(loc.err(p.span().start, format!("{key}.params"), format!("parameter name `{pname}` is not a fresh C identifier")));
         }
-        names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
-        let mut shapes = Vec::new();
-        for s in r.shapes.get_ref() {
-            if spec.shape(s.get_ref()).is_none() {
-                return Err(loc.err(s.span().start, format!("{key}.shapes"), format!("unknown shape `{}`", s.get_ref())));
+        names::check_local(pname, "parameter name").map_err(|m| loc.err(p.span().start, format!("{key}.params"), m))?;
+        let k = parse_kind(kind).ok_or_else(bad)?;
+        if let ParamKind::Named(n) = &k {
+            if spec.shape(n).is_none() {
+                return Err(loc.err(p.span().start, format!("{key}.params"), format!("unknown shape `{n}`")));
             }
-            if shapes.contains(s.get_ref()) {
-                return Err(loc.err(s.span().start, format!("{key}.shapes"), format!("shape `{}` is listed twice", s.get_ref())));
+        }
+        if k == ParamKind::Bool {
+            return Err(loc.err(p.span().start, format!("{key}.params"), "a parameter cannot be `bool`"));
+        }
+        params.push((pname.to_string(), k));
+    }
+    let returns = parse_kind(r.returns.get_ref()).ok_or_else(|| {
+        loc.err(r.returns.span().start, format!("{key}.returns"), format!("unknown result kind `{}`", r.returns.get_ref()))
+    })?;
+    if let ParamKind::Named(n) = &returns {
+        if spec.shape(n).is_none() {
+            return Err(loc.err(r.returns.span().start, format!("{key}.returns"), format!("unknown shape `{n}`")));
+        }
+    }
+    let mut bodies = Vec::new();
+    if let Some(b) = &r.body {
+        bodies.push(body(loc, text, format!("{key}.body"), None, None, b)?);
+    }
+    if let Some(bs) = &r.bodies {
+        for (which, b) in in_file_order(bs) {
+            let bkey = format!("{key}.bodies.{which}");
+            if shapes.contains(which) {
+                bodies.push(body(loc, text, bkey, Some(which.clone()), None, b)?);
+            } else if spec.types.iter().any(|t| &t.name == which) {
+                bodies.push(body(loc, text, bkey, None, Some(which.clone()), b)?);
+            } else {
+                return Err(loc.err(b.span().start, bkey, format!("`{which}` is neither one of the family's shapes nor an element type")));
             }
-            shapes.push(s.get_ref().clone());
         }
-        if shapes.is_empty() {
-            return Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), "a family needs at least one shape"));
-        }
-        let mut params: Vec<(String, ParamKind)> = Vec::new();
-        for p in r.params.get_ref() {
-            let bad = || loc.err(p.span().start, format!("{key}.params"), format!("`{}` is not `name: kind`", p.get_ref()));
-            let (pname, kind) = p.get_ref().split_once(':').ok_or_else(bad)?;
-            let (pname, kind) = (pname.trim(), kind.trim());
-            // `out` too: a body reads it as the parameter, and defines the result by `out = ...`
-            // (the cores name their result `aether_out`).
-            if !is_c_identifier(pname) || params.iter().any(|(n, _)| n == pname) {
+    }
+    for s in &shapes {
+        for t in &spec.types {
+            if !bodies.iter().any(|b| b.shape.as_deref() == Some(s) || b.shape.is_none() && b.elem.as_ref().is_none_or(|e| *e == t.name)) {
                 return Err(loc.err(
-                    p.span().start,
-                    format!("{key}.params"),
-                    format!("parameter name `{pname}` is not a fresh C identifier"),
+                    f.span().start,
+                    format!("{key}.body"),
+                    format!("missing field `body` (no body for shape `{s}` of `{}`)", t.name),
                 ));
             }
-            names::check_local(pname, "parameter name").map_err(|m| loc.err(p.span().start, format!("{key}.params"), m))?;
-            let k = parse_kind(kind).ok_or_else(bad)?;
-            if let ParamKind::Named(n) = &k {
-                if spec.shape(n).is_none() {
-                    return Err(loc.err(p.span().start, format!("{key}.params"), format!("unknown shape `{n}`")));
-                }
-            }
-            if k == ParamKind::Bool {
-                return Err(loc.err(p.span().start, format!("{key}.params"), "a parameter cannot be `bool`"));
-            }
-            params.push((pname.to_string(), k));
         }
-        let returns = parse_kind(r.returns.get_ref()).ok_or_else(|| {
-            loc.err(r.returns.span().start, format!("{key}.returns"), format!("unknown result kind `{}`", r.returns.get_ref()))
-        })?;
-        if let ParamKind::Named(n) = &returns {
-            if spec.shape(n).is_none() {
-                return Err(loc.err(r.returns.span().start, format!("{key}.returns"), format!("unknown shape `{n}`")));
-            }
-        }
-        let mut bodies = Vec::new();
-        if let Some(b) = &r.body {
-            bodies.push(body(loc, text, format!("{key}.body"), None, None, b)?);
-        }
-        if let Some(bs) = &r.bodies {
-            for (which, b) in in_file_order(bs) {
-                let bkey = format!("{key}.bodies.{which}");
-                if shapes.contains(which) {
-                    bodies.push(body(loc, text, bkey, Some(which.clone()), None, b)?);
-                } else if spec.types.iter().any(|t| &t.name == which) {
-                    bodies.push(body(loc, text, bkey, None, Some(which.clone()), b)?);
-                } else {
-                    return Err(loc.err(
-                        b.span().start,
-                        bkey,
-                        format!("`{which}` is neither one of the family's shapes nor an element type"),
-                    ));
-                }
-            }
-        }
-        for s in &shapes {
-            for t in &spec.types {
-                if !bodies
-                    .iter()
-                    .any(|b| b.shape.as_deref() == Some(s) || b.shape.is_none() && b.elem.as_ref().is_none_or(|e| *e == t.name))
-                {
-                    return Err(loc.err(
-                        f.span().start,
-                        format!("{key}.body"),
-                        format!("missing field `body` (no body for shape `{s}` of `{}`)", t.name),
-                    ));
-                }
-            }
-        }
-        if let Some(other) = out.iter().find(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s))) {
-            return Err(loc.err(
-                f.span().start,
-                format!("{key}.op"),
-                format!("C name clash: family `{}` already defines `{op}` for a shape of this family", other.name),
-            ));
-        }
-        let mut derived = Vec::new();
-        if let Some(d) = &r.derived {
-            for item in d.get_ref() {
-                let dkey = format!("{key}.derived");
-                let bad = |m: String| loc.err(item.span().start, dkey.clone(), m);
-                let (pname, expr) =
-                    item.get_ref().split_once('=').ok_or_else(|| bad(format!("`{}` is not `param = expression`", item.get_ref())))?;
-                let pname = pname.trim();
-                match params.iter().find(|(n, _)| n == pname) {
-                    Some((_, ParamKind::Scalar)) => {}
-                    Some((_, ParamKind::SelfShape)) if shapes.iter().all(|s| s == "scalar") => {}
-                    Some(_) => return Err(bad(format!("derived parameter `{pname}` must be a scalar"))),
-                    None => return Err(bad(format!("`{pname}` is not a parameter of the family"))),
-                }
-                if derived.iter().any(|(n, _, _, _): &(String, Ast, String, usize)| n == pname) {
-                    return Err(bad(format!("`{pname}` is derived twice")));
-                }
-                let ast = dsl::parse_expr(expr.trim()).map_err(|e| bad(e.to_string()))?;
-                derived.push((pname.to_string(), ast, expr.trim().to_string(), loc.lines.line(item.span().start)));
-            }
-        }
-        out.push(Family {
-            name: name.clone(),
-            op,
-            doc: r.doc.get_ref().clone(),
-            shapes,
-            params,
-            returns,
-            bodies,
-            derived,
-            cases: probes(loc, &format!("{key}.cases"), r.cases.as_ref())?,
-            line: loc.lines.line(f.span().start),
-            params_line: loc.lines.line(r.params.span().start),
-            internal,
-        });
     }
-    Ok(out)
+    if let Some(other) = out.iter().find(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s))) {
+        return Err(loc.err(
+            f.span().start,
+            format!("{key}.op"),
+            format!("C name clash: family `{}` already defines `{op}` for a shape of this family", other.name),
+        ));
+    }
+    let mut derived = Vec::new();
+    if let Some(d) = &r.derived {
+        for item in d.get_ref() {
+            let dkey = format!("{key}.derived");
+            let bad = |m: String| loc.err(item.span().start, dkey.clone(), m);
+            let (pname, expr) =
+                item.get_ref().split_once('=').ok_or_else(|| bad(format!("`{}` is not `param = expression`", item.get_ref())))?;
+            let pname = pname.trim();
+            match params.iter().find(|(n, _)| n == pname) {
+                Some((_, ParamKind::Scalar)) => {}
+                Some((_, ParamKind::SelfShape)) if shapes.iter().all(|s| s == "scalar") => {}
+                Some(_) => return Err(bad(format!("derived parameter `{pname}` must be a scalar"))),
+                None => return Err(bad(format!("`{pname}` is not a parameter of the family"))),
+            }
+            if derived.iter().any(|(n, _, _, _): &(String, Ast, String, usize)| n == pname) {
+                return Err(bad(format!("`{pname}` is derived twice")));
+            }
+            let ast = dsl::parse_expr(expr.trim()).map_err(|e| bad(e.to_string()))?;
+            derived.push((pname.to_string(), ast, expr.trim().to_string(), loc.lines.line(item.span().start)));
+        }
+    }
+    Ok(Family {
+        name: name.clone(),
+        op,
+        doc: r.doc.get_ref().clone(),
+        shapes,
+        params,
+        returns,
+        bodies,
+        derived,
+        cases: probes(loc, &format!("{key}.cases"), r.cases.as_ref())?,
+        line: loc.lines.line(f.span().start),
+        params_line: loc.lines.line(r.params.span().start),
+        internal,
+    })
 }
 
 fn policy(loc: &Loc, raw: &RawSpec, families: &[Family]) -> Result<Policy, SpecError> {
@@ -1495,191 +1597,208 @@ fn reduction(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Option<Reduction>,
     Ok(Some(Reduction { lanes, rounds, assignment, step, combine, value, pair, line: loc.lines.line(r.span().start) }))
 }
 
-fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, SpecError> {
+/// The kernels: each table is checked on its own (its C name against the
+/// families and the kernels accepted before it), and every refused table's
+/// first error is returned.
+fn kernels(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Vec<KernelSpec>, Vec<SpecError>> {
     let mut out: Vec<KernelSpec> = Vec::new();
+    let mut errors = Vec::new();
+    let mut refused: Vec<&String> = Vec::new();
     for (name, k) in in_file_order(&raw.kernels) {
-        let key = format!("kernels.{name}");
-        let r = k.get_ref();
-        let sched = r.schedule.get_ref().as_str();
-        let routine = Routine::ALL.iter().find(|(n, _)| *n == sched).map(|(_, r)| *r);
-        if routine.is_some() && spec.linalg.is_none() {
-            return Err(loc.err(k.span().start, key, "a linear-algebra kernel needs `[rules.linalg]`"));
+        // A kernel whose `lanes` names a refused kernel is not checked: its
+        // error would only repeat that kernel's.
+        if k.get_ref().lanes.as_ref().is_some_and(|l| refused.contains(&l.get_ref())) {
+            continue;
         }
-        let red = spec.reduction.as_ref();
-        if routine.is_none() && red.is_none() {
-            return Err(loc.err(k.span().start, key, "a kernel needs `[rules.reduction]`"));
-        }
-        // The pair shape of the compensated kernels (none for linear algebra).
-        let pair = red.map(|r| r.pair.clone()).unwrap_or_default();
-        if !is_c_identifier(name) {
-            return Err(loc.err(k.span().start, key, "a kernel name must be a C identifier"));
-        }
-        names::check_part(name, "kernel name").map_err(|m| loc.err(k.span().start, key.clone(), m))?;
-        let op = r.op.as_ref().map_or(name.clone(), |o| o.get_ref().clone());
-        if let Some(o) = &r.op {
-            names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
-        }
-        names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
-        let mut shapes = Vec::new();
-        for s in r.shapes.get_ref() {
-            if spec.shape(s.get_ref()).is_none() || shapes.contains(s.get_ref()) {
-                return Err(loc.err(s.span().start, format!("{key}.shapes"), format!("`{}` is not a new, known shape", s.get_ref())));
-            }
-            shapes.push(s.get_ref().clone());
-        }
-        let need = |field: &str, present: bool, what: &str| -> Result<(), SpecError> {
-            if present {
-                Ok(())
-            } else {
-                Err(loc.err(k.span().start, format!("{key}.{field}"), format!("missing field `{field}` for a `{what}` kernel")))
-            }
-        };
-        let refuse = |field: &str, present: bool, what: &str| -> Result<(), SpecError> {
-            if present {
-                Err(loc.err(k.span().start, format!("{key}.{field}"), format!("a `{what}` kernel has no `{field}`")))
-            } else {
-                Ok(())
-            }
-        };
-        let only = |allowed: &dyn Fn(&Shape) -> bool, what: &str| -> Result<(), SpecError> {
-            match shapes.iter().find(|s| !allowed(spec.shape(s).unwrap())) {
-                Some(s) => {
-                    Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), format!("a `{what}` kernel cannot take shape `{s}`")))
-                }
-                None if shapes.is_empty() => {
-                    Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), "a kernel needs at least one shape"))
-                }
-                None => Ok(()),
-            }
-        };
-        let scalar = |s: &Shape| matches!(s.kind, ShapeKind::Scalar);
-        let schedule = match sched {
-            _ if routine.is_some() => {
-                only(
-                    &|s: &Shape| matches!(s.kind, ShapeKind::Matrix { rows, cols, .. } if rows == cols && spec.shape(&format!("vec{rows}")).is_some()),
-                    sched,
-                )?;
-                refuse("term", r.term.is_some(), sched)?;
-                refuse("lanes", r.lanes.is_some(), sched)?;
-                Schedule::Linalg(routine.unwrap())
-            }
-            "butterfly" => {
-                only(&|s: &Shape| s.name == pair, sched)?;
-                Schedule::Butterfly
-            }
-            "lanes" => {
-                only(&scalar, sched)?;
-                need("arrays", r.arrays.is_some(), sched)?;
-                need("term", r.term.is_some(), sched)?;
-                refuse("lanes", r.lanes.is_some(), sched)?;
-                let mut arrays = Vec::new();
-                for a in r.arrays.as_ref().unwrap().get_ref() {
-                    // Any fresh name, `lanes` and `first` too: the kernels' own are `aether_...`.
-                    if !is_c_identifier(a.get_ref()) || arrays.contains(a.get_ref()) {
-                        return Err(loc.err(
-                            a.span().start,
-                            format!("{key}.arrays"),
-                            format!("`{}` is not a fresh array name", a.get_ref()),
-                        ));
-                    }
-                    names::check_local(a.get_ref(), "array name").map_err(|m| loc.err(a.span().start, format!("{key}.arrays"), m))?;
-                    arrays.push(a.get_ref().clone());
-                }
-                if arrays.is_empty() {
-                    return Err(loc.err(r.shapes.span().start, format!("{key}.arrays"), "a `lanes` kernel reads at least one array"));
-                }
-                let t = r.term.as_ref().unwrap();
-                let term = dsl::parse_expr(t.get_ref()).map_err(|e| loc.err(t.span().start, format!("{key}.term"), e.to_string()))?;
-                Schedule::Lanes { arrays, term, term_source: t.get_ref().clone(), term_line: loc.lines.line(t.span().start) }
-            }
-            "array" => {
-                only(&scalar, sched)?;
-                need("lanes", r.lanes.is_some(), sched)?;
-                refuse("term", r.term.is_some(), sched)?;
-                let l = r.lanes.as_ref().unwrap();
-                match out.iter().find(|o| &o.name == l.get_ref()) {
-                    Some(KernelSpec { schedule: Schedule::Lanes { .. }, .. }) => {}
-                    _ => {
-                        return Err(loc.err(
-                            l.span().start,
-                            format!("{key}.lanes"),
-                            format!("`{}` is not a `lanes` kernel declared above", l.get_ref()),
-                        ));
-                    }
-                }
-                Schedule::Array { lanes: l.get_ref().clone() }
-            }
-            "plane" | "resolve" => {
-                if sched == "plane" {
-                    only(&|s: &Shape| matches!(s.kind, ShapeKind::Scalar | ShapeKind::Vector(_)) && s.name != pair, sched)?;
-                } else {
-                    only(&scalar, sched)?;
-                }
-                refuse("term", r.term.is_some(), sched)?;
-                refuse("lanes", r.lanes.is_some(), sched)?;
-                if sched == "plane" {
-                    Schedule::Plane
-                } else {
-                    Schedule::Resolve
-                }
-            }
-            other => {
-                return Err(loc.err(
-                    r.schedule.span().start,
-                    format!("{key}.schedule"),
-                    format!(
-                        "unknown schedule `{other}` (expected butterfly, lanes, array, plane, resolve, or a linear-algebra routine: {})",
-                        Routine::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-                    ),
-                ));
-            }
-        };
-        if !matches!(schedule, Schedule::Lanes { .. }) {
-            refuse("arrays", r.arrays.is_some(), sched)?;
-        }
-        let many = r.many.as_ref().is_some_and(|m| *m.get_ref());
-        if many && !matches!(schedule, Schedule::Linalg(_)) {
-            let at = r.many.as_ref().map_or(k.span().start, |m| m.span().start);
-            return Err(loc.err(at, format!("{key}.many"), format!("a `{sched}` kernel has no many-lane form")));
-        }
-        let clash = spec.families.iter().any(|f| f.op == op && f.shapes.iter().any(|s| shapes.contains(s)))
-            || out.iter().any(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s)));
-        if clash {
-            return Err(loc.err(
-                k.span().start,
-                format!("{key}.op"),
-                format!("C name clash: `{op}` is already defined for a shape of this kernel"),
-            ));
-        }
-        let mut cases = probes(loc, &format!("{key}.cases"), r.cases.as_ref())?;
-        // `shape_cases.<shape>`: probes for one shape only (a matrix kernel's
-        // words are one matrix of that size), in the order the shapes are listed.
-        for shape in &shapes {
-            let Some(list) = r.shape_cases.as_ref().and_then(|m| m.get(shape)) else { continue };
-            for mut p in probes(loc, &format!("{key}.shape_cases.{shape}"), Some(list))? {
-                p.shape = Some(shape.clone());
-                cases.push(p);
+        match kernel(loc, name, k, spec, &out) {
+            Ok(kernel) => out.push(kernel),
+            Err(e) => {
+                errors.push(e);
+                refused.push(name);
             }
         }
-        if let Some((shape, list)) = r.shape_cases.iter().flatten().find(|(s, _)| !shapes.contains(s)) {
-            return Err(loc.err(
-                list.span().start,
-                format!("{key}.shape_cases.{shape}"),
-                format!("`{shape}` is not a shape of this kernel (shapes: {})", shapes.join(", ")),
-            ));
-        }
-        out.push(KernelSpec {
-            name: name.clone(),
-            op,
-            doc: r.doc.get_ref().clone(),
-            schedule,
-            shapes,
-            cases,
-            many,
-            line: loc.lines.line(k.span().start),
-        });
     }
-    Ok(out)
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// One `[kernels.<name>]` table; `out` holds the kernels accepted before it.
+fn kernel(loc: &Loc, name: &String, k: &Spanned<RawKernel>, spec: &Spec, out: &[KernelSpec]) -> Result<KernelSpec, SpecError> {
+    let key = format!("kernels.{name}");
+    let r = k.get_ref();
+    let sched = r.schedule.get_ref().as_str();
+    let routine = Routine::ALL.iter().find(|(n, _)| *n == sched).map(|(_, r)| *r);
+    if routine.is_some() && spec.linalg.is_none() {
+        return Err(loc.err(k.span().start, key, "a linear-algebra kernel needs `[rules.linalg]`"));
+    }
+    let red = spec.reduction.as_ref();
+    if routine.is_none() && red.is_none() {
+        return Err(loc.err(k.span().start, key, "a kernel needs `[rules.reduction]`"));
+    }
+    // The pair shape of the compensated kernels (none for linear algebra).
+    let pair = red.map(|r| r.pair.clone()).unwrap_or_default();
+    if !is_c_identifier(name) {
+        return Err(loc.err(k.span().start, key, "a kernel name must be a C identifier"));
+    }
+    names::check_part(name, "kernel name").map_err(|m| loc.err(k.span().start, key.clone(), m))?;
+    let op = r.op.as_ref().map_or(name.clone(), |o| o.get_ref().clone());
+    if let Some(o) = &r.op {
+        names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
+    }
+    names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
+    let mut shapes = Vec::new();
+    for s in r.shapes.get_ref() {
+        if spec.shape(s.get_ref()).is_none() || shapes.contains(s.get_ref()) {
+            return Err(loc.err(s.span().start, format!("{key}.shapes"), format!("`{}` is not a new, known shape", s.get_ref())));
+        }
+        shapes.push(s.get_ref().clone());
+    }
+    let need = |field: &str, present: bool, what: &str| -> Result<(), SpecError> {
+        if present {
+            Ok(())
+        } else {
+            Err(loc.err(k.span().start, format!("{key}.{field}"), format!("missing field `{field}` for a `{what}` kernel")))
+        }
+    };
+    let refuse = |field: &str, present: bool, what: &str| -> Result<(), SpecError> {
+        if present {
+            Err(loc.err(k.span().start, format!("{key}.{field}"), format!("a `{what}` kernel has no `{field}`")))
+        } else {
+            Ok(())
+        }
+    };
+    let only = |allowed: &dyn Fn(&Shape) -> bool, what: &str| -> Result<(), SpecError> {
+        match shapes.iter().find(|s| !allowed(spec.shape(s).unwrap())) {
+            Some(s) => Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), format!("a `{what}` kernel cannot take shape `{s}`"))),
+            None if shapes.is_empty() => Err(loc.err(r.shapes.span().start, format!("{key}.shapes"), "a kernel needs at least one shape")),
+            None => Ok(()),
+        }
+    };
+    let scalar = |s: &Shape| matches!(s.kind, ShapeKind::Scalar);
+    let schedule = match sched {
+        _ if routine.is_some() => {
+            only(
+                &|s: &Shape| matches!(s.kind, ShapeKind::Matrix { rows, cols, .. } if rows == cols && spec.shape(&format!("vec{rows}")).is_some()),
+                sched,
+            )?;
+            refuse("term", r.term.is_some(), sched)?;
+            refuse("lanes", r.lanes.is_some(), sched)?;
+            Schedule::Linalg(routine.unwrap())
+        }
+        "butterfly" => {
+            only(&|s: &Shape| s.name == pair, sched)?;
+            Schedule::Butterfly
+        }
+        "lanes" => {
+            only(&scalar, sched)?;
+            need("arrays", r.arrays.is_some(), sched)?;
+            need("term", r.term.is_some(), sched)?;
+            refuse("lanes", r.lanes.is_some(), sched)?;
+            let mut arrays = Vec::new();
+            for a in r.arrays.as_ref().unwrap().get_ref() {
+                // Any fresh name, `lanes` and `first` too: the kernels' own are `aether_...`.
+                if !is_c_identifier(a.get_ref()) || arrays.contains(a.get_ref()) {
+                    return Err(loc.err(a.span().start, format!("{key}.arrays"), format!("`{}` is not a fresh array name", a.get_ref())));
+                }
+                names::check_local(a.get_ref(), "array name").map_err(|m| loc.err(a.span().start, format!("{key}.arrays"), m))?;
+                arrays.push(a.get_ref().clone());
+            }
+            if arrays.is_empty() {
+                return Err(loc.err(r.shapes.span().start, format!("{key}.arrays"), "a `lanes` kernel reads at least one array"));
+            }
+            let t = r.term.as_ref().unwrap();
+            let term = dsl::parse_expr(t.get_ref()).map_err(|e| loc.err(t.span().start, format!("{key}.term"), e.to_string()))?;
+            Schedule::Lanes { arrays, term, term_source: t.get_ref().clone(), term_line: loc.lines.line(t.span().start) }
+        }
+        "array" => {
+            only(&scalar, sched)?;
+            need("lanes", r.lanes.is_some(), sched)?;
+            refuse("term", r.term.is_some(), sched)?;
+            let l = r.lanes.as_ref().unwrap();
+            match out.iter().find(|o| &o.name == l.get_ref()) {
+                Some(KernelSpec { schedule: Schedule::Lanes { .. }, .. }) => {}
+                _ => {
+                    return Err(loc.err(
+                        l.span().start,
+                        format!("{key}.lanes"),
+                        format!("`{}` is not a `lanes` kernel declared above", l.get_ref()),
+                    ));
+                }
+            }
+            Schedule::Array { lanes: l.get_ref().clone() }
+        }
+        "plane" | "resolve" => {
+            if sched == "plane" {
+                only(&|s: &Shape| matches!(s.kind, ShapeKind::Scalar | ShapeKind::Vector(_)) && s.name != pair, sched)?;
+            } else {
+                only(&scalar, sched)?;
+            }
+            refuse("term", r.term.is_some(), sched)?;
+            refuse("lanes", r.lanes.is_some(), sched)?;
+            if sched == "plane" {
+                Schedule::Plane
+            } else {
+                Schedule::Resolve
+            }
+        }
+        other => {
+            return Err(loc.err(
+                r.schedule.span().start,
+                format!("{key}.schedule"),
+                format!(
+                    "unknown schedule `{other}` (expected butterfly, lanes, array, plane, resolve, or a linear-algebra routine: {})",
+                    Routine::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+    };
+    if !matches!(schedule, Schedule::Lanes { .. }) {
+        refuse("arrays", r.arrays.is_some(), sched)?;
+    }
+    let many = r.many.as_ref().is_some_and(|m| *m.get_ref());
+    if many && !matches!(schedule, Schedule::Linalg(_)) {
+        let at = r.many.as_ref().map_or(k.span().start, |m| m.span().start);
+        return Err(loc.err(at, format!("{key}.many"), format!("a `{sched}` kernel has no many-lane form")));
+    }
+    let clash = spec.families.iter().any(|f| f.op == op && f.shapes.iter().any(|s| shapes.contains(s)))
+        || out.iter().any(|o| o.op == op && o.shapes.iter().any(|s| shapes.contains(s)));
+    if clash {
+        return Err(loc.err(
+            k.span().start,
+            format!("{key}.op"),
+            format!("C name clash: `{op}` is already defined for a shape of this kernel"),
+        ));
+    }
+    let mut cases = probes(loc, &format!("{key}.cases"), r.cases.as_ref())?;
+    // `shape_cases.<shape>`: probes for one shape only (a matrix kernel's
+    // words are one matrix of that size), in the order the shapes are listed.
+    for shape in &shapes {
+        let Some(list) = r.shape_cases.as_ref().and_then(|m| m.get(shape)) else { continue };
+        for mut p in probes(loc, &format!("{key}.shape_cases.{shape}"), Some(list))? {
+            p.shape = Some(shape.clone());
+            cases.push(p);
+        }
+    }
+    if let Some((shape, list)) = r.shape_cases.iter().flatten().find(|(s, _)| !shapes.contains(s)) {
+        return Err(loc.err(
+            list.span().start,
+            format!("{key}.shape_cases.{shape}"),
+            format!("`{shape}` is not a shape of this kernel (shapes: {})", shapes.join(", ")),
+        ));
+    }
+    Ok(KernelSpec {
+        name: name.clone(),
+        op,
+        doc: r.doc.get_ref().clone(),
+        schedule,
+        shapes,
+        cases,
+        many,
+        line: loc.lines.line(k.span().start),
+    })
 }
 
 fn linalg(loc: &Loc, raw: &RawSpec, spec: &Spec) -> Result<Option<Linalg>, SpecError> {

@@ -92,12 +92,51 @@ fn a_failing_run_writes_nothing() {
     std::fs::write(tmp.join("c_core/aether_core.c"), b"edited by hand").unwrap();
     let spec = tmp.join("spec/aether.toml");
     let text = std::fs::read_to_string(&spec).unwrap().replacen("\nnesting = \"right\"", "\nnesting = \"sideways\"", 1);
+    // A second, independent error: both are printed, each on its own line.
+    let text = text.replacen("c_type = \"float\"", "c_type = \"double\"", 1);
     std::fs::write(&spec, text).unwrap();
     let (code, out) = run(&tmp, false);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("spec/aether.toml:") && out.contains("`rules.fold.nesting`: unknown nesting `sideways`"), "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error: spec/aether.toml:")).collect();
+    assert_eq!(errors.len(), 2, "{out}");
+    assert!(errors[0].ends_with("`types.f32.c_type`: a 32-bit element type is C `float`, not `double`"), "{out}");
+    assert!(errors[1].ends_with("`rules.fold.nesting`: unknown nesting `sideways` (expected `right` or `left`)"), "{out}");
     assert!(out.contains("nothing was written"), "{out}");
     assert_eq!(std::fs::read(tmp.join("c_core/aether_core.c")).unwrap(), b"edited by hand");
     assert_ne!(before, b"edited by hand");
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The corpus records every NaN of a float result as the canonical quiet NaN
+/// (`policy::canonical`): the reference's payloads depend on how it was
+/// compiled, and a corpus that recorded them differed between a debug and a
+/// release generator (`.ci/run`'s "generated files (release build)" step runs
+/// `--check` from a release build). Inputs keep their payloads: they are the
+/// spec's and the generator's, and tell the cores' NaN paths apart.
+#[test]
+fn committed_corpus_records_only_canonical_nans() {
+    use aether_generator::policy;
+    let root = aether_generator::default_root();
+    let model = aether_generator::load(&root).unwrap();
+    let corpus = aether_generator::corpus::read_committed(&root).unwrap();
+    let (mut nans, mut nan_inputs, mut raw) = (0usize, 0usize, Vec::new());
+    for c in model.callables() {
+        let name = c.c_name(&model);
+        let w = model.spec.types.iter().find(|t| t.name == c.elem()).unwrap().bits;
+        let f = corpus.get(&name).unwrap_or_else(|| panic!("{name} has no corpus table"));
+        for case in &f.cases {
+            nan_inputs += case.inputs.iter().filter(|x| policy::is_nan(**x, w)).count();
+            for x in &case.expected {
+                if c.is_float() && policy::is_nan(*x, w) {
+                    nans += 1;
+                    if *x != policy::canonical_nan(w) {
+                        raw.push(format!("{name} [{}]: {x:#x}", case.label));
+                    }
+                }
+            }
+        }
+    }
+    assert!(raw.is_empty(), "{} NaN result word(s) other than the canonical one, e.g. {:?}", raw.len(), &raw[..raw.len().min(5)]);
+    // The corpus does have NaN results, and NaN inputs with payloads.
+    assert!(nans > 1000 && nan_inputs > 1000, "{nans} NaN results, {nan_inputs} NaN inputs");
 }

@@ -43,7 +43,8 @@ fn refused_hostile_texts_name_their_key() {
     ] {
         assert_eq!(SPEC.matches(find).count(), 1, "{find}");
         let text = SPEC.replacen(find, replace, 1);
-        let err = spec::parse("spec/aether.toml", &text).map(|_| ()).unwrap_err();
+        let errors = spec::parse("spec/aether.toml", &text).map(|_| ()).unwrap_err();
+        let [err] = errors.errors() else { panic!("{replace}: one error expected, got\n{errors}") };
         assert_eq!(err.key, key, "{replace}: {err}");
         assert!(err.line > 0, "{err}");
     }

@@ -129,7 +129,7 @@ fn relaxed_band_is_derived_from_the_stated_accuracy_and_its_judgement_can_fail()
     let band = bands::band_on(&model, opencl::RELAXED, div);
     assert_eq!(band.summary(), "<= 7 ulp");
     // The same tree on WGSL (either-neighbour products): its own number.
-    let wgsl = bands::band(&model, div);
+    let wgsl = bands::band_on(&model, aether_generator::targets::wgsl::BANDS, div);
     assert_ne!(wgsl.metrics, band.metrics);
     // A function without division or sqrt keeps its bits on the relaxed path.
     assert_eq!(bands::band_on(&model, opencl::RELAXED, find("aether_vec3f_dot")).summary(), "bits");

@@ -1,7 +1,9 @@
 //! Every spec error names the file, the line and the key. Each case edits the
 //! real spec in one place and expects one exact message.
 
+use aether_generator::error::ERROR_CAP;
 use aether_generator::spec;
+use aether_reference::flat::entries;
 
 const SPEC: &str = include_str!("../../spec/aether.toml");
 
@@ -21,6 +23,20 @@ fn error_of(text: &str) -> String {
 #[test]
 fn the_real_spec_is_valid() {
     assert_eq!(error_of(SPEC), "no error");
+}
+
+/// A target that is not bit-exact (`Exactness::Bands`) must have its table:
+/// without `[bands.wgsl]` the spec is refused at the first band table left.
+#[test]
+fn a_banded_target_without_its_table_is_refused() {
+    let start = SPEC.find("\n[bands.wgsl]\n").unwrap() + 1;
+    let end = start + SPEC[start..].find("\n# An OpenCL device").unwrap() + 1;
+    let text = format!("{}{}", &SPEC[..start], &SPEC[end..]);
+    let line = text[..text.find("[bands.opencl_relaxed]").unwrap()].matches('\n').count() + 1;
+    assert_eq!(
+        error_of(&text),
+        format!("spec/aether.toml:{line}: `bands.wgsl`: target `wgsl` is not bit-exact: the spec must state its band table `[bands.wgsl]`")
+    );
 }
 
 #[test]
@@ -338,6 +354,17 @@ fn malformed_specs_get_exact_messages() {
             "bands.metal",
             "unknown target `metal` (bands are stated for: wgsl, opencl_relaxed)",
         ),
+        // A banded target must have its table; the keys are the targets' facts.
+        (
+            "[bands.wgsl]",
+            "[bands.opencl_relaxed_2]",
+            0,
+            "bands.opencl_relaxed_2",
+            "unknown target `opencl_relaxed_2` (bands are stated for: wgsl, opencl_relaxed)",
+        ),
+        // df64 is for a target that prints it and lacks binary64.
+        ("targets = [\"wgsl\"]", "targets = [\"c\"]", 0, "df64.targets", "`c`: df64 is printed by the targets without binary64 that print it (wgsl)"),
+        ("targets = [\"wgsl\"]", "targets = [\"wgsl\", \"metal\"]", 0, "df64.targets", "`metal`: df64 is printed by the targets without binary64 that print it (wgsl)"),
         // Each band table states its target's accuracy per operation.
         (
             "[bands.wgsl]\nadd_sub_mul_ulp = 1.0\ndiv_ulp = 2.5\n",
@@ -652,14 +679,6 @@ fn hostile_specs_get_exact_messages() {
             "families.transpose.op",
             "`trans-pose` is not a C identifier".into(),
         ),
-        // A per-type body for a type that the spec no longer has.
-        (
-            "[types.f64]".into(),
-            "[types.vec3f]".into(),
-            line_after("[shared.reduce_half_pi]", "bodies.f64 = \"\"\"") - line_of("[types.f64]"),
-            "shared.reduce_half_pi.bodies.f64",
-            "`f64` is neither one of the family's shapes nor an element type".into(),
-        ),
         // Shared compositions: not exported (no cases), named apart from the
         // families, and called by some body.
         (
@@ -717,32 +736,67 @@ fn hostile_specs_get_exact_messages() {
     if got != want {
         failures.push(format!("invalid UTF-8\n  want: {want}\n  got:  {got}"));
     }
+    // A per-type body for a type that the spec no longer has: every family
+    // and shared composition with a `bodies.f64` is refused, each at its key,
+    // in line order (more of them than one run prints).
+    let (text, _) = edit("[types.f64]", "[types.vec3f]");
+    let want: Vec<String> = line_numbers(|l| l.starts_with("bodies.f64 = "))
+        .map(|line| {
+            format!(
+                "spec/aether.toml:{line}: `{}.bodies.f64`: `f64` is neither one of the family's shapes nor an element type",
+                table_above(line)
+            )
+        })
+        .collect();
+    assert!(want.len() > ERROR_CAP, "{} per-type bodies of f64: no longer more than one run prints", want.len());
+    let want = listing(&want);
+    let got = error_of(&text);
+    if got != want {
+        failures.push(format!("per-type body of a type that is gone\n  want: {want}\n  got:  {got}"));
+    }
     // A type whose name spells a shape's name with a type's letter (the
-    // per-type bodies renamed with it, so that the clash is the only fault).
+    // per-type bodies renamed with it): the clash of each family that has
+    // both shapes, and the reference's disagreement on the types, since it
+    // implements `f64` and no `vec3f`.
     let (text, line) = edit("[types.f64]", "[types.vec3f]");
     let text = text.replace("bodies.f64 = ", "bodies.vec3f = ");
-    let want = format!(
-        "spec/aether.toml:{}: `families.neg`: C name clash: `aether_vec3f_neg` is both `neg` for shape `scalar` and type \
-         `vec3f` and `neg` for shape `vec3` and type `f32` (a shape's name with a type's letter spells a type's name, or \
-         two operations share a name)",
-        line as i64 + line_of("[families.neg]") - line_of("[types.f64]")
-    );
+    let f64_entries: Vec<String> = entries().iter().filter(|e| e.2 == "f64").map(|(f, s, e)| format!("`{f}/{s}/{e}`")).collect();
+    let clash = |table: &str, name: &str| {
+        format!(
+            "spec/aether.toml:{}: `{table}.{name}`: C name clash: `aether_vec3f_{name}` is both `{name}` for shape `scalar` and \
+             type `vec3f` and `{name}` for shape `vec3` and type `f32` (a shape's name with a type's letter spells a type's \
+             name, or two operations share a name)",
+            line_of(&format!("[{table}.{name}]"))
+        )
+    };
+    let want = [
+        format!(
+            "spec/aether.toml:{}: `types`: the reference implements functions of type `f64` ({} and {} more, in \
+             reference/src/flat.rs), but the spec declares no type `f64`: declare `[types.f64]`, or take them out of the \
+             reference",
+            line_of("[types.f32]"),
+            f64_entries[..3].join(", "),
+            f64_entries.len() - 3
+        ),
+        format!(
+            "spec/aether.toml:{line}: `types.vec3f`: the reference implements no function of type `vec3f` (aether_vec3f_fmin \
+             and the others): implement them in reference/ and add them to reference/src/flat.rs first"
+        ),
+        clash("families", "neg"),
+        clash("families", "abs"),
+        clash("kernels", "plane_add"),
+    ]
+    .join("\n");
     let got = error_of(&text);
     if got != want {
         failures.push(format!("type name clash\n  want: {want}\n  got:  {got}"));
     }
-    assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len() + 2, failures.join("\n"));
+    assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len() + 3, failures.join("\n"));
 }
 
 /// The line of the spec's line that is exactly `text`.
 fn line_of(text: &str) -> i64 {
     SPEC.lines().position(|l| l == text).unwrap() as i64 + 1
-}
-
-/// The line of the first line `text` after the line `after`.
-fn line_after(after: &str, text: &str) -> i64 {
-    let from = line_of(after) as usize;
-    SPEC.lines().skip(from).position(|l| l == text).unwrap() as i64 + from as i64 + 1
 }
 
 fn short(s: &str) -> String {
@@ -751,4 +805,193 @@ fn short(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// The 1-based numbers of the spec's lines that `keep` keeps.
+fn line_numbers(keep: impl Fn(&str) -> bool) -> impl Iterator<Item = usize> {
+    SPEC.lines().enumerate().filter(move |(_, l)| keep(l)).map(|(i, _)| i + 1)
+}
+
+/// The name of the table whose header is the last one at or above `line`.
+fn table_above(line: usize) -> String {
+    let header = SPEC.lines().take(line).filter_map(|l| l.strip_prefix('[').and_then(|h| h.strip_suffix(']'))).last();
+    header.unwrap().to_string()
+}
+
+/// What one run prints for these errors (in line order): at most
+/// `ERROR_CAP`, then the count of the others.
+fn listing(errors: &[String]) -> String {
+    let shown = errors[..errors.len().min(ERROR_CAP)].join("\n");
+    match errors.len().checked_sub(ERROR_CAP) {
+        Some(left) if left > 0 => format!("{shown}\nand {left} more error(s) (only the first {ERROR_CAP} are shown)"),
+        _ => shown,
+    }
+}
+
+/// Applies each `(find, replace)` edit (each `find` occurring once in the
+/// spec, and the edits keeping the line count) and returns the text.
+fn edits(list: &[(&str, &str)]) -> String {
+    let mut text = SPEC.to_string();
+    for (find, replace) in list {
+        assert_eq!(text.matches(find).count(), 1, "`{find}` must occur once in the spec");
+        assert_eq!(find.matches('\n').count(), replace.matches('\n').count(), "`{find}`: the edits keep every line where it is");
+        text = text.replacen(find, replace, 1);
+    }
+    text
+}
+
+/// The spec line where `find` (which occurs once) starts.
+fn line_at(find: &str) -> usize {
+    assert_eq!(SPEC.matches(find).count(), 1, "`{find}` must occur once in the spec");
+    SPEC[..SPEC.find(find).unwrap()].matches('\n').count() + 1
+}
+
+/// The reference's entries of `family` for `shape`, as the errors list them.
+fn entries_of(family: &str, shape: &str) -> String {
+    let listed: Vec<String> =
+        entries().iter().filter(|e| (e.0, e.1) == (family, shape)).map(|(f, s, e)| format!("`{f}/{s}/{e}`")).collect();
+    assert_eq!(listed.len(), 2, "{family}/{shape}: one entry per element type of the spec");
+    listed.join(", ")
+}
+
+/// Item 1 of issue 45: a function the reference implements and the spec
+/// does not list is an error at the key that would list it, naming the
+/// reference's entries. The spec drops a shape of a family, a shape of a
+/// kernel, a kernel's many-lane form, and a whole family; each is one error.
+#[test]
+fn reference_entries_the_spec_drops_are_refused() {
+    let dot = "shapes = [\"vec2\", \"vec3\", \"vec4\"]\nparams = [\"a: self\", \"b: self\"]\nreturns = \"scalar\"\nbody = \"out = fold(add, i < N, a[i] * b[i])\"";
+    let dot_dropped = dot.replacen(", \"vec4\"]", "]", 1);
+    let plane = "schedule = \"plane\"\nshapes = [\"scalar\", \"vec2\", \"vec3\", \"vec4\"]";
+    let plane_dropped = plane.replacen(", \"vec4\"]", "]", 1);
+    let lu = "schedule = \"lu\"\nshapes = [\"mat2\", \"mat3\", \"mat4\"]\nmany = true";
+    let lu_single = lu.replacen("many = true", "many = false", 1);
+    // `line`: the line of `shapes` in the edited text.
+    let shape_error = |table: &str, name: &str, line: usize, shape: &str| {
+        let what = if table == "families" { "family" } else { "kernel" };
+        format!(
+            "spec/aether.toml:{}: `{table}.{name}.shapes`: the reference implements `{name}` for shape `{shape}` ({} in \
+             reference/src/flat.rs), but the {what} does not list `{shape}`: list it, or take it out of the reference",
+            line,
+            entries_of(name, shape)
+        )
+    };
+    // One shape of one family.
+    assert_eq!(error_of(&edits(&[(dot, &dot_dropped)])), shape_error("families", "dot", line_at(dot), "vec4"));
+    // One shape of one kernel.
+    assert_eq!(error_of(&edits(&[(plane, &plane_dropped)])), shape_error("kernels", "plane_add", line_at(plane) + 1, "vec4"));
+    // A many-lane form: the error is at `many`.
+    let lanes: Vec<String> = entries().iter().filter(|e| e.0 == "lu_lanes").take(3).map(|(f, s, e)| format!("`{f}/{s}/{e}`")).collect();
+    let n_lanes = entries().iter().filter(|e| e.0 == "lu_lanes").count();
+    assert_eq!(
+        error_of(&edits(&[(lu, &lu_single)])),
+        format!(
+            "spec/aether.toml:{}: `kernels.lu.many`: the reference implements the many-lane form `lu_lanes` ({} and {} more, in \
+             reference/src/flat.rs), but the kernel is not `many = true`: set it, or take the form out of the reference",
+            line_at(lu) + 2,
+            lanes.join(", "),
+            n_lanes - 3
+        )
+    );
+    // A whole family (and its names in the bands): the error names where
+    // the function tables are and the entries.
+    let sign = "[families.sign]\ndoc = \"+1 for a > 0, -1 for a < 0, and +0 for +0, -0 and NaN.\"\nshapes = [\"scalar\"]\nparams = [\"a: self\"]\nreturns = \"self\"\nbody = \"out = a > 0 ? 1 : (a < 0 ? -1 : 0)\"\n";
+    assert_eq!(SPEC.matches(sign).count(), 1);
+    let text = SPEC.replacen(sign, "", 1).replace("\"fmin\", \"fmax\", \"sign\", ", "\"fmin\", \"fmax\", ");
+    let last_table =
+        text.lines().collect::<Vec<_>>().iter().rposition(|l| l.starts_with("[families.") || l.starts_with("[kernels.")).unwrap() + 1;
+    assert_eq!(
+        error_of(&text),
+        format!(
+            "spec/aether.toml:{last_table}: `families.sign`: the reference implements `sign` ({} in reference/src/flat.rs), but \
+             the spec has no `[families.sign]` or `[kernels.sign]`: add one among the function tables (the last of which starts \
+             here), or take it out of the reference",
+            entries_of("sign", "scalar")
+        )
+    );
+}
+
+/// Item 2 of issue 45: one run reports every independent error, in line
+/// order, whatever the order they were made or found in.
+#[test]
+fn independent_errors_are_all_reported_in_line_order() {
+    // Three tables that every function reads: checked together.
+    let text = edits(&[
+        ("[rules.fold]\nnesting = \"right\"", "[rules.fold]\nnesting = \"pairwise\""),
+        ("[shapes.vec2]\nkind = \"vector\"", "[shapes.vec2]\nkind = \"tensor\""),
+        ("[types.f32]\nc_type = \"float\"", "[types.f32]\nc_type = \"double\""),
+    ]);
+    let want = [
+        format!(
+            "spec/aether.toml:{}: `types.f32.c_type`: a 32-bit element type is C `float`, not `double`",
+            line_at("[types.f32]\nc_type") + 1
+        ),
+        format!(
+            "spec/aether.toml:{}: `shapes.vec2.kind`: unknown shape kind `tensor` (expected `scalar`, `vector` or `matrix`)",
+            line_at("[shapes.vec2]\nkind") + 1
+        ),
+        format!(
+            "spec/aether.toml:{}: `rules.fold.nesting`: unknown nesting `pairwise` (expected `right` or `left`)",
+            line_at("[rules.fold]\nnesting") + 1
+        ),
+    ];
+    assert_eq!(error_of(&text), want.join("\n"));
+    // Three families, each checked on its own.
+    let text = edits(&[
+        (
+            "params = [\"app: self\", \"aqq: self\", \"apq: self\"]\nreturns = \"rotation\"",
+            "params = [\"app: self\", \"aqq: self\", \"or: self\"]\nreturns = \"rotation\"",
+        ),
+        ("shapes = [\"vec3\"]\nparams = [\"a: self\", \"b: self\"]", "shapes = [\"vec5\"]\nparams = [\"a: self\", \"b: self\"]"),
+        ("doc = \"Componentwise a - b.\"", "doc = \"Componentwise a */ b.\""),
+    ]);
+    let want = [
+        format!(
+            "spec/aether.toml:{}: `families.sub.doc`: `*/` would end or open the comment this text is printed in; write it with \
+             a space (`* /`)",
+            line_at("doc = \"Componentwise a - b.\"")
+        ),
+        format!(
+            "spec/aether.toml:{}: `families.cross.shapes`: unknown shape `vec5`",
+            line_at("shapes = [\"vec3\"]\nparams = [\"a: self\", \"b: self\"]")
+        ),
+        format!(
+            "spec/aether.toml:{}: `families.jacobi_rotation.params`: parameter name `or` is reserved by target c, cuda \
+             (generator/src/targets/c/keywords.txt)",
+            line_at("params = [\"app: self\", \"aqq: self\", \"apq: self\"]\nreturns")
+        ),
+    ];
+    assert_eq!(error_of(&text), want.join("\n"));
+    // The checks of the built model: the reference both ways, twice.
+    let dot = "shapes = [\"vec2\", \"vec3\", \"vec4\"]\nparams = [\"a: self\", \"b: self\"]\nreturns = \"scalar\"\nbody = \"out = fold(add, i < N, a[i] * b[i])\"";
+    let plane = "schedule = \"plane\"\nshapes = [\"scalar\", \"vec2\", \"vec3\", \"vec4\"]";
+    let got = error_of(&edits(&[(plane, &plane.replacen(", \"vec4\"]", "]", 1)), (dot, &dot.replacen(", \"vec4\"]", "]", 1))]));
+    let keys: Vec<&str> = got.lines().map(|l| l.split('`').nth(1).unwrap()).collect();
+    assert_eq!(keys, ["families.dot.shapes", "kernels.plane_add.shapes"], "{got}");
+}
+
+/// More errors than one run prints: the first `ERROR_CAP` in line order, and
+/// the count of the others.
+#[test]
+fn errors_past_the_cap_are_counted() {
+    // `*/` in the first line of every family's doc: each family is refused.
+    let lines: Vec<&str> = SPEC.lines().collect();
+    let docs: Vec<usize> = (1..lines.len())
+        .filter(|&i| lines[i - 1].starts_with("[families.") && lines[i].starts_with("doc = \"") && !lines[i].starts_with("doc = \"\"\""))
+        .map(|i| i + 1)
+        .collect();
+    assert!(docs.len() > ERROR_CAP + 1, "{} families: no more than the cap", docs.len());
+    let text: String = SPEC
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if docs.contains(&(i + 1)) { l.replacen("doc = \"", "doc = \"*/", 1) } else { l.to_string() } + "\n")
+        .collect();
+    let got = error_of(&text);
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), ERROR_CAP + 1, "{got}");
+    for (line, &n) in lines[..ERROR_CAP].iter().zip(&docs) {
+        let want = format!("spec/aether.toml:{n}: `{}.doc`: `*/` would end or open the comment", table_above(n));
+        assert!(line.starts_with(&want), "want {want}..., got {line}");
+    }
+    assert_eq!(lines[ERROR_CAP], format!("and {} more error(s) (only the first {ERROR_CAP} are shown)", docs.len() - ERROR_CAP));
 }

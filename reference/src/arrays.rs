@@ -103,6 +103,14 @@ pub fn is_finite<T: Real, const N: usize>(a: [T; N]) -> bool {
     fold(a.map(T::is_finite), fold::all)
 }
 
+/// `reflect` (GLSL's): `k = 2 * dot(n, v)`, the doubling exact but where it
+/// overflows, then `out[i] = v[i] - k * n[i]`, the product rounded before the
+/// subtraction. `n` is used as given (a true reflection needs a unit `n`).
+pub fn reflect<T: Real, const N: usize>(v: [T; N], n: [T; N]) -> [T; N] {
+    let k = T::TWO * dot(n, v);
+    from_fn(|i| v[i] - k * n[i])
+}
+
 /// `normalize`: `n = norm(a)`, `d = div(a, n)` (one reciprocal `1 / n`, then
 /// `(1/n) * a[i]`); the result is `d` when `n > 0` and `a` unchanged otherwise
 /// (a zero vector, a squared norm that underflows to zero, or a NaN norm).

@@ -660,6 +660,7 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         is_finite [vec2, vec3, vec4] (a: S) => a.is_finite();
         normalize [vec2, vec3, vec4, quat] (a: S) => a.normalize();
         cross [vec3] (a: S, b: S) => a.cross(b);
+        reflect [vec3] (v: S, n: S) => v.reflect(n);
         // quaternions
         quat_mul [quat] (a: S, b: S) => a.mul(b);
         conjugate [quat] (a: S) => a.conjugate();
@@ -738,7 +739,8 @@ pub fn input_words(family: &str, shape: &str, elem: &str) -> Option<usize> {
 /// Every `(family, shape, elem)` implemented: each family of the spec for
 /// each shape it lists, each compensated-summation function, and each
 /// linear-algebra routine (single and `_lanes`, for `mat2`, `mat3`, `mat4`),
-/// for `f32` and for `f64`.
+/// for `f32` and for `f64`. Read off the table [`lookup`] searches; the
+/// generator refuses a spec that does not list every one of them.
 pub fn entries() -> &'static [(&'static str, &'static str, &'static str)] {
     &KEYS
 }

@@ -199,4 +199,10 @@ impl<T: Real> Vec3<T> {
         let a = self;
         Self { x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x }
     }
+
+    /// `reflect`: `k = 2 * dot(n, v)`, then `v[i] - k * n[i]`, each product
+    /// rounded (GLSL's reflect of `self` about the normal `n`, as given).
+    pub fn reflect(self, n: Self) -> Self {
+        Self::from_array(arrays::reflect(self.to_array(), n.to_array()))
+    }
 }

@@ -3,7 +3,7 @@
 //! Every expected value below was worked out by hand (the reasoning is in the
 //! comments) and is compared bit for bit.
 
-use aether_reference::flat::{entries, lookup};
+use aether_reference::flat::{entries, input_words, lookup};
 use aether_reference::{arrays, scalar, Mat2, Mat3, Mat4, Quat, Real, Vec2, Vec3, Vec4};
 
 const NAN32: f32 = f32::NAN;
@@ -169,6 +169,15 @@ fn lerp_is_a_plus_t_times_difference() {
     // (1 - t)*a + t*b would give 0x3feccccc.
     let got = Vec2::new(0.1f32, 0.0).lerp(Vec2::new(2.6, 1.0), 0.7);
     assert_vec_bits32(got.to_array(), [0x3fec_cccd, 0x3f33_3333]);
+}
+
+#[test]
+fn reflect_is_v_minus_twice_the_dot_times_n() {
+    // k = 2 * dot(n, v) = 2 * (0.8f*0.7f + (0.6f*0.1f + 0*0.1f)), then
+    // v[i] - k * n[i] with the product rounded: y and z below. One rounding
+    // of v[i] - k * n[i] (an FMA) would give 0xbf24dd30 and 0xbe958107.
+    let got = Vec3::new(0.1f32, 0.1, 0.7).reflect(Vec3::new(0.0, 0.6, 0.8));
+    assert_vec_bits32(got.to_array(), [0x3dcc_cccd, 0xbf24_dd2f, 0xbe95_8108]);
 }
 
 #[test]
@@ -399,89 +408,138 @@ fn w32(x: f32) -> u64 {
     u64::from(x.to_bits())
 }
 
-/// The compensated-summation entries (`aether_reference::compensated`),
-/// which the flat layer exposes beside the spec's families.
-const COMPENSATED: [(&str, &str); 15] = [
-    ("two_sum_err", "scalar"),
-    ("two_sum", "scalar"),
-    ("neumaier_add", "pair"),
-    ("pair_combine", "pair"),
-    ("pair_value", "pair"),
-    ("reduce32", "pair"),
-    ("sum_array", "scalar"),
-    ("dot_array", "scalar"),
-    ("lanes_sum", "scalar"),
-    ("lanes_dot", "scalar"),
-    ("plane_add", "scalar"),
-    ("plane_add", "vec2"),
-    ("plane_add", "vec3"),
-    ("plane_add", "vec4"),
-    ("plane_resolve", "scalar"),
-];
+// ------------------------------------------------------ the spec's listing
 
-/// The per-lane linear-algebra routines (`aether_reference::linalg`), each
-/// for `mat2`, `mat3`, `mat4`, in a single and a many-lane (`_lanes`) form;
-/// the spec lists them as kernels, which `spec_pairs` does not read.
-const LINALG_ROUTINES: [&str; 11] = [
-    "lu",
-    "lu_solve",
-    "solve_lower",
-    "solve_lower_unit",
-    "solve_upper",
-    "solve_upper_unit",
-    "det_lu",
-    "inverse",
-    "cholesky",
-    "cholesky_solve",
-    "eigh",
-];
+/// `spec/aether.toml`, read as plain TOML: the tests below take every count
+/// and width from it (and from the reference's entries), none by hand.
+fn spec() -> &'static toml::Table {
+    static SPEC: std::sync::OnceLock<toml::Table> = std::sync::OnceLock::new();
+    SPEC.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/aether.toml");
+        let text = std::fs::read_to_string(path).expect("spec/aether.toml");
+        text.parse().unwrap_or_else(|e| panic!("spec/aether.toml: {e}"))
+    })
+}
 
-/// Every `(family, shape)` of the linear algebra: 11 routines x 2 forms x 3
-/// shapes = 66.
-fn linalg() -> Vec<(String, String)> {
-    LINALG_ROUTINES
-        .iter()
-        .flat_map(|r| [r.to_string(), format!("{r}_lanes")])
-        .flat_map(|f| ["mat2", "mat3", "mat4"].map(|s| (f.clone(), s.to_string())))
-        .collect()
+/// The table `[<name>]` (a dotted name such as `families.dot`).
+fn table(name: &str) -> &'static toml::Table {
+    name.split('.').try_fold(spec(), |t, part| t.get(part)?.as_table()).unwrap_or_else(|| panic!("spec/aether.toml has no table [{name}]"))
+}
+
+/// The string list `key` of a table (empty when it is absent).
+fn strings(t: &toml::Table, key: &str) -> Vec<String> {
+    t.get(key).and_then(|v| v.as_array()).into_iter().flatten().map(|v| v.as_str().unwrap().to_string()).collect()
+}
+
+/// The element types, in the spec's order.
+fn types() -> Vec<String> {
+    table("types").keys().cloned().collect()
+}
+
+/// A shape's rows and columns: a vector is one row, a scalar one element.
+fn rows_cols(shape: &str) -> (usize, usize) {
+    let t = table(&format!("shapes.{shape}"));
+    let int = |k: &str| t[k].as_integer().unwrap() as usize;
+    match t["kind"].as_str().unwrap() {
+        "scalar" => (1, 1),
+        "vector" => (1, t["components"].as_array().unwrap().len()),
+        "matrix" => (int("rows"), int("cols")),
+        other => panic!("shapes.{shape}: unknown kind `{other}`"),
+    }
+}
+
+/// The words of a value of `shape`.
+fn width(shape: &str) -> usize {
+    let (r, c) = rows_cols(shape);
+    r * c
+}
+
+/// The words of a parameter or result of kind `kind` (`self`, `scalar`,
+/// `bool`, `vec_rows`, `vec_cols` or a shape) in a family of `shape`.
+fn kind_words(kind: &str, shape: &str) -> usize {
+    match kind {
+        "self" => width(shape),
+        "scalar" | "bool" => 1,
+        "vec_rows" => rows_cols(shape).0,
+        "vec_cols" => rows_cols(shape).1,
+        named => width(named),
+    }
+}
+
+/// What the spec says of one `(family, shape)` that the flat layer exposes.
+#[derive(Debug)]
+enum Listed {
+    /// `[families.<name>]`: its parameters (`name: kind`) and its result's kind.
+    Family { params: Vec<String>, returns: String },
+    /// `[kernels.<name>]` (`lanes`: its many-lane form `<name>_lanes`).
+    Kernel { name: String, schedule: String, lanes: bool },
+}
+
+/// Every `(family, shape)` the spec lists with what it says of it: each
+/// family for each of its shapes, each kernel for each of its shapes, and
+/// each `many = true` kernel's many-lane form `<kernel>_lanes`.
+fn listing() -> std::collections::BTreeMap<(String, String), Listed> {
+    let mut out = std::collections::BTreeMap::new();
+    for (name, f) in table("families") {
+        let f = f.as_table().unwrap();
+        for shape in strings(f, "shapes") {
+            let params = strings(f, "params");
+            let returns = f["returns"].as_str().unwrap().to_string();
+            out.insert((name.clone(), shape), Listed::Family { params, returns });
+        }
+    }
+    for (name, k) in table("kernels") {
+        let k = k.as_table().unwrap();
+        let schedule = k["schedule"].as_str().unwrap().to_string();
+        let many = k.get("many").and_then(|m| m.as_bool()).unwrap_or(false);
+        for shape in strings(k, "shapes") {
+            let kernel = |lanes| Listed::Kernel { name: name.clone(), schedule: schedule.clone(), lanes };
+            out.insert((name.clone(), shape.clone()), kernel(false));
+            if many {
+                out.insert((format!("{name}_lanes"), shape), kernel(true));
+            }
+        }
+    }
+    out
+}
+
+/// Every `(family, shape, elem)` the spec lists.
+fn spec_keys() -> std::collections::BTreeSet<(String, String, String)> {
+    let types = types();
+    listing().into_keys().flat_map(|(f, s)| types.iter().map(move |e| (f.clone(), s.clone(), e.clone()))).collect()
+}
+
+/// The reference's entries as owned keys.
+fn entry_keys() -> Vec<(String, String, String)> {
+    entries().iter().map(|&(f, s, e)| (f.to_string(), s.to_string(), e.to_string())).collect()
 }
 
 #[test]
 fn entries_cover_the_spec() {
-    // Family x shape pairs in spec/aether.toml: fmin, fmax, sign (1 each) = 3;
-    // add, sub, mul, scale, div (3 each) = 15; neg, abs (4 each) = 8;
-    // min, max, lerp (3 each) = 9; sum, dot, squared_norm, norm, max_norm,
-    // is_finite (3 each) = 18; normalize 4; cross 1; quat_mul, conjugate,
-    // rotate (1 each) = 3; mul_vec, mat_mul, transpose, identity, mat_dot,
-    // determinant, inverse_adjugate (3 each) = 21; jacobi_rotation, jacobi_update,
-    // jacobi_diag (1 each) = 3. Total 85 per element type, 170 in all.
-    // The compensated summation adds 15 per element type: 100 and 200.
-    // The linear algebra adds 66 per element type: 166 and 332.
-    // The elementary functions (sincos, sin, cos) add 3: 169 and 338; the
-    // rotations from angles (from_axis_angle, from_euler_xyz) 2: 171 and 342;
-    // atan and atan2 2: 173 and 346; exp, log, exp2, log2 4: 177 and 354;
-    // asin and acos 2: 179 and 358; slerp 1: 180 and 360; tan 1: 181 and 362;
-    // pow 1: 182 and 364; their nine polynomials (sin_poly .. pow_poly) 9:
-    // 191 and 382.
     let all = entries();
-    assert_eq!(all.len(), 382);
-    assert_eq!(all.iter().filter(|e| e.2 == "f32").count(), 191);
-    assert_eq!(all.iter().filter(|e| e.2 == "f64").count(), 191);
+    // Each entry once, and each reachable.
     let mut sorted = all.to_vec();
     sorted.sort_unstable();
-    sorted.dedup();
-    assert_eq!(sorted.len(), 382, "duplicate entries");
+    let twice: Vec<String> = sorted.windows(2).filter(|w| w[0] == w[1]).map(|w| format!("{}/{}/{}", w[0].0, w[0].1, w[0].2)).collect();
+    assert!(twice.is_empty(), "entries listed twice in reference/src/flat.rs: {}", twice.join(", "));
     for &(family, shape, elem) in all {
-        assert!(lookup(family, shape, elem).is_some());
+        assert!(lookup(family, shape, elem).is_some(), "{family}/{shape}/{elem}: an entry that lookup does not find");
     }
-    for (family, shape) in COMPENSATED {
-        assert!(all.contains(&(family, shape, "f32")) && all.contains(&(family, shape, "f64")), "{family}/{shape}");
+    // Every element type of the spec has as many entries as the spec lists.
+    let want = spec_keys();
+    for elem in types() {
+        let listed = want.iter().filter(|k| k.2 == elem).count();
+        let implemented = all.iter().filter(|e| e.2 == elem).count();
+        assert_eq!(implemented, listed, "type {elem}: the reference has {implemented} entries, the spec lists {listed} functions");
+        assert!(listed > 0, "type {elem}: the spec lists no function");
     }
-    let linalg = linalg();
-    assert_eq!(linalg.len(), 66);
-    for (family, shape) in &linalg {
-        for elem in ["f32", "f64"] {
-            assert!(lookup(family, shape, elem).is_some(), "{family}/{shape}/{elem}");
+    // Every kernel of the spec (the compensated sums, the linear algebra and
+    // their many-lane forms) is an entry for each of its shapes.
+    for ((family, shape), listed) in listing() {
+        if let Listed::Kernel { .. } = listed {
+            for elem in types() {
+                assert!(lookup(&family, &shape, &elem).is_some(), "kernel {family}/{shape}/{elem}: no reference entry");
+            }
         }
     }
     assert!(lookup("dot", "vec5", "f32").is_none());
@@ -493,44 +551,21 @@ fn entries_cover_the_spec() {
     assert!(lookup("eigh_lanes", "mat5", "f64").is_none());
 }
 
-/// Reads `[families.X]` headers and their `shapes = [...]` line from the
-/// spec's text (no TOML parser: just these two line forms).
-fn spec_pairs() -> Vec<(String, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/aether.toml");
-    let text = std::fs::read_to_string(path).expect("spec/aether.toml");
-    let mut pairs = Vec::new();
-    let mut family: Option<String> = None;
-    for line in text.lines().map(str::trim) {
-        // A table header is `[name]` alone on its line (a doc string's
-        // continuation line may also start with `[`).
-        if let Some(name) =
-            line.strip_prefix('[').and_then(|h| h.strip_suffix(']')).filter(|n| n.chars().all(|c| c.is_alphanumeric() || "_.".contains(c)))
-        {
-            family = name.strip_prefix("families.").filter(|f| !f.contains('.')).map(String::from);
-        } else if let (Some(f), Some(list)) = (&family, line.strip_prefix("shapes = [")) {
-            for shape in list.trim_end_matches(']').split(',') {
-                let shape = shape.trim().trim_matches('"');
-                pairs.push((f.clone(), shape.to_string()));
-            }
-        }
-    }
-    pairs
-}
-
-/// The entries are the spec's families, the compensated ones and the linear
-/// algebra (which the spec may or may not list as families), nothing else.
+/// The entries are exactly what the spec lists: its families, its kernels
+/// and their many-lane forms, for each of their shapes and each element type.
 #[test]
 fn entries_equal_the_spec_listing() {
-    let mut pairs = spec_pairs();
-    pairs.extend(COMPENSATED.map(|(f, s)| (f.to_string(), s.to_string())));
-    pairs.extend(linalg());
-    let mut want: Vec<(String, String, String)> =
-        pairs.into_iter().flat_map(|(f, s)| ["f32", "f64"].map(|e| (f.clone(), s.clone(), e.to_string()))).collect();
-    want.sort();
-    want.dedup();
-    let mut got: Vec<(String, String, String)> = entries().iter().map(|&(f, s, e)| (f.to_string(), s.to_string(), e.to_string())).collect();
-    got.sort();
-    assert_eq!(got, want);
+    let want = spec_keys();
+    let got: std::collections::BTreeSet<_> = entry_keys().into_iter().collect();
+    let name = |k: &&(String, String, String)| format!("{}/{}/{}", k.0, k.1, k.2);
+    let unlisted: Vec<String> = got.difference(&want).map(|k| name(&k)).collect();
+    let unimplemented: Vec<String> = want.difference(&got).map(|k| name(&k)).collect();
+    assert!(
+        unlisted.is_empty() && unimplemented.is_empty(),
+        "reference entries the spec does not list: [{}]; spec functions the reference does not implement: [{}]",
+        unlisted.join(", "),
+        unimplemented.join(", ")
+    );
 }
 
 #[test]
@@ -572,91 +607,105 @@ fn flat_calls_match_the_typed_api() {
     assert_eq!(quat_mul(&[i, j].concat()), [0.0f64, 0.0, 0.0, 1.0].map(f64::to_bits));
 }
 
+/// Every entry runs on an input of the length the spec gives it and returns
+/// as many words as the spec's result: a family's words come from its
+/// `params` and `returns` and the shapes' widths, and must equal the
+/// reference's `input_words`; a kernel's from its schedule (the compensated
+/// kernels' lanes and arrays from `[rules.reduction]` and the kernel's
+/// table, a linear-algebra routine's from its matrix's side).
 #[test]
 fn every_entry_runs_and_sizes_its_output() {
-    fn width(shape: &str) -> usize {
-        match shape {
-            "scalar" => 1,
-            "vec2" | "pair" => 2,
-            "vec3" => 3,
-            "vec4" | "quat" | "mat2" => 4,
-            "mat3" => 9,
-            "mat4" => 16,
-            other => panic!("unknown shape {other}"),
-        }
-    }
+    let listing = listing();
+    let reduction = table("rules.reduction");
+    let lanes = reduction["lanes"].as_integer().unwrap() as usize;
+    // The pair of the compensated sums: the combine family's shape.
+    let combine = reduction["combine"].as_str().unwrap();
+    let pair = width(&strings(table(&format!("families.{combine}")), "shapes")[0]);
+    let arrays = |kernel: &str| strings(table(&format!("kernels.{kernel}")), "arrays").len();
+    let mut failures = Vec::new();
     for &(family, shape, elem) in entries() {
-        let n = width(shape);
+        let key = format!("{family}/{shape}/{elem}");
         let one = if elem == "f32" { w32(1.0) } else { 1.0f64.to_bits() };
         let ones = |k: usize| vec![one; k];
-        let (inputs, outputs) = match family {
-            "identity" => (ones(0), n),
-            "fmin" | "fmax" | "add" | "sub" | "mul" | "min" | "max" | "cross" | "quat_mul" | "mat_mul" => (ones(2 * n), n),
-            "sign" | "neg" | "abs" | "normalize" | "conjugate" | "transpose" | "sin" | "cos" | "tan" | "atan" | "exp" | "log" | "exp2"
-            | "log2" | "asin" | "acos" | "sin_poly" | "cos_poly" | "tan_poly" | "atan_poly" | "asin_poly" | "exp_poly" | "exp2_poly"
-            | "log_poly" | "pow_poly" => (ones(n), n),
-            "sincos" => (ones(1), 2),
-            "atan2" | "pow" => (ones(2), 1),
-            "slerp" => (ones(9), 4),
-            "from_axis_angle" => (ones(4), 4),
-            "from_euler_xyz" => (ones(3), 9),
-            "scale" | "div" => (ones(n + 1), n),
-            "lerp" => (ones(2 * n + 1), n),
-            "sum" | "squared_norm" | "norm" | "max_norm" | "is_finite" | "determinant" => (ones(n), 1),
-            "dot" | "mat_dot" => (ones(2 * n), 1),
-            "rotate" => (ones(7), 3),
-            "mul_vec" => {
-                let side = match shape {
-                    "mat2" => 2,
-                    "mat3" => 3,
-                    _ => 4,
-                };
-                (ones(n + side), side)
+        let Some(listed) = listing.get(&(family.to_string(), shape.to_string())) else {
+            failures.push(format!("{key}: a reference entry that the spec lists nowhere"));
+            continue;
+        };
+        let (inputs, outputs, what) = match listed {
+            Listed::Family { params, returns } => {
+                let n_in: usize = params.iter().map(|p| kind_words(p.split_once(':').unwrap().1.trim(), shape)).sum();
+                let theirs = input_words(family, shape, elem);
+                if theirs != Some(n_in) {
+                    failures.push(format!("{key}: the spec's params {params:?} give {n_in} input words, the reference takes {theirs:?}"));
+                    continue;
+                }
+                (ones(n_in), kind_words(returns, shape), format!("the spec's returns = \"{returns}\""))
             }
-            "two_sum_err" => (ones(3), 1),
-            "two_sum" => (ones(2), 2),
-            "neumaier_add" => (ones(3), 2),
-            "pair_combine" => (ones(4), 2),
-            "pair_value" => (ones(2), 1),
-            "reduce32" => (ones(64), 2),
-            "sum_array" => (ones(5), 1),
-            "dot_array" => (ones(6), 1),
-            "plane_resolve" => (ones(6), 3),
-            // 64 lane words, the integer `first`, then the terms.
-            "lanes_sum" => ([ones(64), vec![3], ones(5)].concat(), 64),
-            "lanes_dot" => ([ones(64), vec![3], ones(6)].concat(), 64),
-            // S = 2 elements of n components; records (1, ones), (0, ones).
-            "plane_add" => ([vec![2, 1], ones(n), vec![0], ones(n)].concat(), 4 * n),
-            // The Jacobi steps: a rotation is 4 words (c, s, t, tau).
-            "jacobi_rotation" => (ones(3), 4),
-            "jacobi_update" => (ones(6), 2),
-            "jacobi_diag" => (ones(7), 2),
-            // Linear algebra on a side x side matrix (n words); the lanes
-            // forms on two problems.
-            routine => {
-                let (single, lanes) = match routine.strip_suffix("_lanes") {
-                    Some(single) => (single, 2),
-                    None => (routine, 1),
+            Listed::Kernel { name, schedule, lanes: many } => {
+                let (input, output) = match schedule.as_str() {
+                    // The lanes' pairs in, one pair out.
+                    "butterfly" => (ones(lanes * pair), pair),
+                    // The lanes, the integer `first`, 3 terms of each array;
+                    // the lanes out.
+                    "lanes" => ([ones(lanes * pair), vec![3], ones(3 * arrays(name))].concat(), lanes * pair),
+                    // 3 terms of each array of its lanes kernel; the value.
+                    "array" => {
+                        let of = table(&format!("kernels.{name}"))["lanes"].as_str().unwrap();
+                        (ones(3 * arrays(of)), 1)
+                    }
+                    // S = 2 elements of K = width components; records (1,
+                    // ones), (0, ones); the value and companion planes out.
+                    "plane" => {
+                        let k = width(shape);
+                        ([vec![2, 1], ones(k), vec![0], ones(k)].concat(), 2 * 2 * k)
+                    }
+                    // 3 slots' values and companions; each slot's value.
+                    "resolve" => (ones(6), 3),
+                    // A routine on one side x side matrix; `#` words are integers.
+                    routine => {
+                        let (side, cols) = rows_cols(shape);
+                        assert_eq!(side, cols, "{key}: a square matrix");
+                        let n = side * side;
+                        let (input, output) = match routine {
+                            "lu" => (ones(n), n + side + 1),
+                            // ipiv[k] = side is in k+1..=side for every k.
+                            "lu_solve" => ([ones(n), vec![side as u64; side], ones(side)].concat(), side),
+                            "solve_lower" | "solve_lower_unit" | "solve_upper" | "solve_upper_unit" | "cholesky_solve" => {
+                                (ones(n + side), side)
+                            }
+                            "det_lu" => (ones(n), 1),
+                            "inverse" | "cholesky" => (ones(n), n + 1),
+                            "eigh" => (ones(n), side + n),
+                            other => {
+                                failures.push(format!(
+                                    "{key}: kernel `{name}` has the schedule `{other}`, which this test does not know: add its \
+                                     input and result words here"
+                                ));
+                                continue;
+                            }
+                        };
+                        if !many && input_words(family, shape, elem) != Some(input.len()) {
+                            failures.push(format!(
+                                "{key}: the routine `{routine}` on a {side}x{side} matrix takes {} input words, the reference {:?}",
+                                input.len(),
+                                input_words(family, shape, elem)
+                            ));
+                            continue;
+                        }
+                        (input, output)
+                    }
                 };
-                let side = (2..=4).find(|s| s * s == n).unwrap_or_else(|| panic!("{family}/{shape}"));
-                // ipiv[k] = side is in k+1..=side for every k.
-                let (input, output) = match single {
-                    "lu" => (ones(n), n + side + 1),
-                    "lu_solve" => ([ones(n), vec![side as u64; side], ones(side)].concat(), side),
-                    "solve_lower" | "solve_lower_unit" | "solve_upper" | "solve_upper_unit" | "cholesky_solve" => (ones(n + side), side),
-                    "det_lu" => (ones(n), 1),
-                    "inverse_adjugate" => (ones(n), n),
-                    "inverse" | "cholesky" => (ones(n), n + 1),
-                    "eigh" => (ones(n), side + n),
-                    other => panic!("unknown family {other}"),
-                };
-                (input.repeat(lanes), output * lanes)
+                // The many-lane form on two problems.
+                let copies = if *many { 2 } else { 1 };
+                (input.repeat(copies), output * copies, format!("the `{schedule}` schedule"))
             }
         };
-        let f = lookup(family, shape, elem).unwrap();
-        let out = f(&inputs);
-        assert_eq!(out.len(), outputs, "{family}/{shape}/{elem}");
+        let got = lookup(family, shape, elem).unwrap()(&inputs).len();
+        if got != outputs {
+            failures.push(format!("{key}: {got} result words, where {what} gives {outputs}"));
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -210,7 +210,7 @@ pub struct Row {
 /// for the stacks that round otherwise.
 pub fn judge(model: &Model, c: &EntryCases, got: &[u64], rounds_to_nearest: bool) -> Row {
     let callable: Callable = model.callables()[c.at];
-    let mut band = bands::band(model, callable);
+    let mut band = bands::band_on(model, aether_generator::targets::wgsl::BANDS, callable);
     let held = rounds_to_nearest && band.stated == BandMetric::Unbounded;
     if held {
         band = bands::Band { metrics: vec![bands::Metric::Bits; band.metrics.len()], stated: BandMetric::Bits, ..band };

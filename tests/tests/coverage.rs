@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use aether_generator::{corpus as gen_corpus, kernel, mutants, policy};
-use aether_tests::{corpus, functions, model, width};
+use aether_tests::{corpus, functions, model};
 
 #[test]
 fn every_spec_function_has_binding_reference_and_cases() {
@@ -75,7 +75,7 @@ fn discriminating_cases_discriminate() {
         let (mm, mutated) = m.build(&model).unwrap();
         for (i, f) in model.callables().into_iter().enumerate() {
             let name = f.c_name(&model);
-            let w = width(f.elem());
+            let w = model.spec.types.iter().find(|t| t.name == f.elem()).map(|t| t.bits).unwrap();
             let cases = &corpus[&name].cases;
             let label = format!("discriminates {}:", m.name());
             let changed = gen_corpus::changes(&model, &lowered, &mm, &mutated, i);

@@ -118,7 +118,7 @@ pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
     Ok(vec![
         Output::new("c_core/check/aether_flat.h", h.join("\n")),
         Output::new("c_core/check/aether_flat.c", c.join("\n")),
-        Output::new("c_core/check/aether_check.c", runner(model, banner, "c")?),
+        Output::new("c_core/check/aether_check.c", runner(model, banner, false)?),
         Output::new("c_core/check/Makefile", render_template("c/check/Makefile.j2", MAKEFILE_TEMPLATE, &ctx)?),
         Output::new("c_core/CMakeLists.txt", render_template("c/CMakeLists.txt.j2", CMAKE_TEMPLATE, &ctx)?),
         Output::new("c_core/aether_core.pc.in", render_template("c/aether_core.pc.in.j2", PKGCONFIG_TEMPLATE, &ctx)?),

@@ -11,8 +11,9 @@ use crate::error::Error;
 use crate::model::{Function, Kind, Model};
 use crate::selftest::{self, Witness};
 use crate::spec::ShapeKind;
+use crate::targets::shared::c_family::predicates::{PredicateDialect, STDINT_PREAMBLE};
 use crate::targets::shared::c_family::*;
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod batch;
 pub mod check;
@@ -20,6 +21,23 @@ pub mod item;
 
 #[derive(Debug)]
 pub struct C;
+
+/// How the C core prints the integer predicates: `<stdint.h>` types, no
+/// hexadecimal float (the header is included from C++11), every golden form
+/// under `AETHER_PREDICATE_NO_FLOAT`'s guard.
+pub const PREDICATES: PredicateDialect = PredicateDialect {
+    guard: "AETHER_PREDICATE_H",
+    qual: "static inline",
+    preamble: STDINT_PREAMBLE,
+    helpers: None,
+    builtin_ints: false,
+    hex_floats: false,
+    rounded_calls: false,
+    convert_rte: false,
+    builtin_clz: false,
+    golden_if: "#if !defined(AETHER_PREDICATE_NO_FLOAT)",
+    program_scope_tables: false,
+};
 
 const HEADER_TEMPLATE: &str = include_str!("../../../../templates/c/aether_core.h.j2");
 const SOURCE_TEMPLATE: &str = include_str!("../../../../templates/c/aether_core.c.j2");
@@ -31,6 +49,14 @@ impl Target for C {
 
     fn folder(&self) -> &'static str {
         "c_core"
+    }
+
+    fn exactness(&self) -> Exactness {
+        Exactness::Bits
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: true, i64: true, pointers: true, compute: false }
     }
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
@@ -46,16 +72,9 @@ impl Target for C {
             Output::new("c_core/aether_batch.c", batch_c),
             Output::new("c_core/check/aether_flat_batch.h", flat_batch_h),
             Output::new("c_core/check/aether_flat_batch.c", flat_batch_c),
-            Output::new(
-                "c_core/aether_predicate.h",
-                crate::targets::shared::c_family::predicates::c_family(
-                    model,
-                    crate::targets::shared::c_family::predicates::CFamily::C,
-                    banner,
-                ),
-            ),
+            Output::new("c_core/aether_predicate.h", crate::targets::shared::c_family::predicates::c_family(model, PREDICATES, banner)),
         ];
-        let (flat_h, flat_c) = crate::targets::shared::c_family::predicates::c_flat(model, banner);
+        let (flat_h, flat_c) = crate::targets::shared::c_family::predicates::c_flat(model, PREDICATES, banner);
         out.push(Output::new("c_core/check/aether_predicate_flat.h", flat_h));
         out.push(Output::new("c_core/check/aether_predicate_flat.c", flat_c));
         out.extend(check::files(model, banner)?);
@@ -63,6 +82,9 @@ impl Target for C {
     }
 }
 
+/// Renders the header and source for the given lowered functions (the
+/// model's own, or a mutant's), with the self-test replaying `witnesses`
+/// (chosen from the model's own corpus, so a mutant's core fails them).
 pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
     let types = c_types(model);
     let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f, &Dialect::C)).collect();

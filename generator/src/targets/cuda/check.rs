@@ -15,7 +15,7 @@ const CUDA_MAKEFILE_TEMPLATE: &str = include_str!("../../../../templates/cuda/ch
 pub fn files(model: &Model, banner: &str) -> Result<Vec<Output>, Error> {
     let ctx = context! { hash_banner => hash_banner(banner) };
     Ok(vec![
-        Output::new("cuda_core/check/aether_check.cu", runner(model, banner, "cuda")?),
+        Output::new("cuda_core/check/aether_check.cu", runner(model, banner, true)?),
         Output::new("cuda_core/check/Makefile", render_template("cuda/check/Makefile.j2", CUDA_MAKEFILE_TEMPLATE, &ctx)?),
     ])
 }

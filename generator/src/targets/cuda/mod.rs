@@ -22,7 +22,7 @@ use crate::targets::shared::c_family::flat::{self as c_flat, ThunkStyle};
 use crate::targets::shared::c_family::{self as c, Arith, CFunction, Dialect, Helper};
 use crate::targets::shared::kernels::{COUNT, ELEMENT, TERM};
 use crate::targets::shared::soa::{self, INDEX, OUT};
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod check;
 pub mod predicates;
@@ -111,6 +111,14 @@ impl Target for Cuda {
         "cuda_core"
     }
 
+    fn exactness(&self) -> Exactness {
+        Exactness::Bits
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: true, i64: true, pointers: true, compute: true }
+    }
+
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
         let Some(red) = model.spec.reduction.as_ref() else {
             return Err(model.error_at(1, "rules.reduction", "the cuda target needs [rules.reduction]"));
@@ -137,11 +145,7 @@ impl Target for Cuda {
             Output::new("cuda_core/aether_core.cuh", core(model, &lowered, banner, &witnesses)?),
             Output::new(
                 "cuda_core/aether_predicate.cuh",
-                crate::targets::shared::c_family::predicates::c_family(
-                    model,
-                    crate::targets::shared::c_family::predicates::CFamily::Cuda,
-                    banner,
-                ),
+                crate::targets::shared::c_family::predicates::c_family(model, predicates::PREDICATES, banner),
             ),
             Output::new("cuda_core/check/aether_predicate_check.cu", predicates::cuda_check(model, banner)),
         ];

@@ -62,7 +62,7 @@ use crate::targets::shared::c_family::flat::{self as c_flat, ThunkStyle};
 use crate::targets::shared::c_family::{self as c, Arith, CFunction, Dialect, Helper, Math};
 use crate::targets::shared::check::CheckEntry;
 use crate::targets::shared::soa::{self, SoaBatch};
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod predicates;
 
@@ -98,6 +98,9 @@ pub const ARRAY_OUT: usize = 256;
 /// is at least 1 on the embedded profile; 64 holds on every full-profile
 /// GPU and CPU runtime in use).
 const MIN_WORK_GROUP: usize = 64;
+
+/// The OpenCL core's section of the contract doc: the relaxed device's bands.
+const CONTRACT_TEMPLATE: &str = include_str!("../../../../templates/opencl/contract.md.j2");
 
 const CORE_TEMPLATE: &str = include_str!("../../../../templates/opencl/aether_core.cl.j2");
 
@@ -167,6 +170,41 @@ impl Target for OpenCl {
         "opencl_core"
     }
 
+    fn exactness(&self) -> Exactness {
+        Exactness::Bits
+    }
+
+    fn optional_bands(&self) -> &'static [&'static str] {
+        &[RELAXED]
+    }
+
+    /// The bands of a device without correctly rounded f32 divide and sqrt,
+    /// where the spec states `[bands.opencl_relaxed]`: the callables that
+    /// leave the bits, with their derived bands.
+    fn contract_doc(&self, model: &Model) -> Result<Option<String>, Error> {
+        let Some(table) = model.spec.bands.iter().find(|b| b.target == RELAXED) else {
+            return Ok(None);
+        };
+        let callables = relaxed_callables(model);
+        let rows = crate::bands::rows(model, RELAXED, &callables, true);
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let ctx = context! {
+            bits => callables.len() - rows.len(),
+            total => callables.len(),
+            ops => context! { add => table.ops.add_sub_mul, div => table.ops.div, sqrt => table.ops.sqrt },
+            bands => rows,
+        };
+        Ok(Some(render("opencl/contract.md.j2", CONTRACT_TEMPLATE, &ctx)?))
+    }
+
+    /// binary64 where the device has `cl_khr_fp64` (the core guards it:
+    /// `AETHER_NO_FP64` builds without).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: true, i64: true, pointers: true, compute: true }
+    }
+
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
         crate::bands::check(model, RELAXED, &relaxed_callables(model))?;
         // The work-group butterfly: one work item per lane, partner l ^ r in
@@ -198,11 +236,7 @@ impl Target for OpenCl {
             Output::new("opencl_core/check/aether_check.cl", check.source),
             Output::new(
                 "opencl_core/aether_predicate.cl",
-                crate::targets::shared::c_family::predicates::c_family(
-                    model,
-                    crate::targets::shared::c_family::predicates::CFamily::OpenCl,
-                    banner,
-                ),
+                crate::targets::shared::c_family::predicates::c_family(model, predicates::PREDICATES, banner),
             ),
             Output::new("opencl_core/check/aether_predicate_check.cl", predicates::opencl_check(model, banner)),
         ])

@@ -43,7 +43,8 @@ pub fn lanes_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&
     };
     let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), ELEMENT), sp);
     each.push(Stmt::Alias { name: LANE.into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr(LANES), &lane) });
-    each.push(Stmt::set(format!("*{LANE}"), format!("{step}(*{LANE}, {TERM})")));
+    let lane_value = sp.deref(LANE);
+    each.push(Stmt::set(lane_value.clone(), format!("{step}({lane_value}, {TERM})")));
     vec![Stmt::decl(VarTy::Size, vec![Var::new(ELEMENT)]), Stmt::up(ELEMENT, "0", format!("{ELEMENT} < {COUNT}"), Stmt::Block(each))]
 }
 

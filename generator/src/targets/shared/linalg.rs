@@ -1,7 +1,7 @@
 //! The per-lane linear algebra printed for every target: the schedules of
 //! `crate::linalg`, built once here as statement trees (`stmt`) over
 //! row-major arrays and spelled by the target (`stmt::Statements`: the C
-//! family through `c::Dialect`, WGSL through `wgsl::Wgsl`). Each routine is
+//! family through `c_family::Dialect`, WGSL through `wgsl::Wgsl`). Each routine is
 //! a file-local helper over plain arrays, wrapped by the public function of
 //! its shape; a C many-lane form loops over the single form.
 
@@ -556,7 +556,7 @@ pub fn single_func(model: &Model, k: &Kernel, d: &dyn Statements) -> Func {
             )
         }
         Routine::Cholesky => {
-            body.push(Stmt::konst(VarTy::Shape(m.clone()), vec![Var::init("a0", "*a")]));
+            body.push(Stmt::konst(VarTy::Shape(m.clone()), vec![Var::init("a0", d.deref("a"))]));
             body.push(Stmt::View { of: "a0".into(), ptr: false });
             body.push(Stmt::View { of: "a".into(), ptr: true });
             body.push(Stmt::Return {
@@ -596,7 +596,7 @@ pub fn single_func(model: &Model, k: &Kernel, d: &dyn Statements) -> Func {
             body.push(Stmt::View { of: "a".into(), ptr: false });
             body.push(Stmt::View { of: "v".into(), ptr: true });
             body.push(Stmt::Call(format!("aether_eigh_{suffix}({}, {}, {})", arg(&fld("a", false)), arg(&loc("e")), arg(&fld("v", true)))));
-            body.extend(store("(*w)", "e"));
+            body.extend(store(&d.deref_base("w"), "e"));
             body.push(Stmt::Unview("v".into()));
             (
                 None,

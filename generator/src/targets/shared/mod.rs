@@ -9,9 +9,11 @@
 
 pub mod c_family;
 pub mod check;
+pub mod docs;
 pub mod kernels;
 pub mod linalg;
 pub mod predicates;
 pub mod print;
+pub mod shader;
 pub mod soa;
 pub mod stmt;

@@ -2,8 +2,8 @@
 //! model's expressions and function bodies through `expr` and `body`, and
 //! supplies only its spelling (operators, calls, literals, types,
 //! declarations): the order of operations is the tree's, written nowhere
-//! else. The C family spells through `c::Dialect`, WGSL through
-//! `wgsl::Wgsl`.
+//! else. The C family spells through `shared::c_family::Dialect`, WGSL
+//! through `targets::wgsl::Wgsl`.
 
 use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kind, Model, Ty};

@@ -212,6 +212,12 @@ pub trait Statements: Spelling {
     /// pointers).
     fn view(&self, of: &str, ptr: bool) -> Vec<String>;
     fn unview(&self, of: &str) -> Vec<String>;
+    /// The value behind pointer `name`, read or assigned whole (`*a` in C
+    /// and WGSL).
+    fn deref(&self, name: &str) -> String;
+    /// The value behind pointer `name` as the base of a member access
+    /// (`(*w)` in C and WGSL, whose `.` binds tighter than `*`).
+    fn deref_base(&self, name: &str) -> String;
     /// A pointer `name` to `target`, of type `ty`.
     fn alias(&self, model: &Model, elem: &ElemType, name: &str, ty: &VarTy, target: &str) -> String;
     /// A function's head: `ret` None for none; `helper` marks a file-local

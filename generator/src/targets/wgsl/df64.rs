@@ -269,7 +269,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
             ShapeKind::Matrix { .. } => vec![format!("m: array<{DF}, {}>", shape.len())],
         };
         out.push(String::new());
-        out.push(format!("// {}", c::shape_doc(shape, "df64").trim()));
+        out.push(format!("// {}", crate::targets::shared::docs::shape_doc(shape, "df64").trim()));
         out.push(format!("struct {} {{", type_name(model, &shape.name)));
         for f in fields {
             out.push(format!("    {f},"));
@@ -362,25 +362,7 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
 
 // ------------------------------------------------------------ the audit
 
-/// What `audit` found in a df64 source: the cancelling calls of the
-/// functions' trees, their operands wrapped in renorm, and the faults.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Audit {
-    /// Functions walked (the operations `aether_df64_*` are not: their
-    /// operands are renormed, or computed, at every call).
-    pub functions: usize,
-    /// Calls of a cancelling operation (add, sub, div).
-    pub cancelling: usize,
-    /// Their operands that are loads, wrapped in renorm.
-    pub wrapped: usize,
-    /// Their operands that are computed (left as they are).
-    pub computed: usize,
-    /// A load that is an operand of a cancelling call, not wrapped.
-    pub unwrapped_loads: Vec<String>,
-    /// A renorm anywhere else: of a computed value, or not an operand of a
-    /// cancelling call.
-    pub needless: Vec<String>,
-}
+pub use crate::df64::Audit;
 
 /// The arguments of the call whose `(` is at `open` in `s`, split at the top
 /// level, and the index after its `)`.

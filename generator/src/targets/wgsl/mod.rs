@@ -34,11 +34,18 @@ use crate::spec::{ElemType, Routine, ShapeKind};
 use crate::targets::shared::check::{CheckEntry, CheckModule, Guard, CHECK_WG};
 use crate::targets::shared::kernels;
 use crate::targets::shared::print::{self, Spelling};
+use crate::targets::shared::shader::{self, f32_type, ShaderFunction, ShaderStruct};
 use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
-use crate::targets::{render, Output, Target};
+use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod df64;
 pub mod predicates;
+
+/// The WGSL core's section of the contract doc: its bands.
+const CONTRACT_TEMPLATE: &str = include_str!("../../../../templates/wgsl/contract.md.j2");
+
+/// The key of the WGSL core's band table, `[bands.wgsl]`.
+pub const BANDS: &str = "wgsl";
 
 #[derive(Debug)]
 pub struct WgslTarget;
@@ -200,6 +207,12 @@ impl Statements for Wgsl {
     fn unview(&self, of: &str) -> Vec<String> {
         vec![format!("(*{of}).m = {of}_m;")]
     }
+    fn deref(&self, name: &str) -> String {
+        format!("*{name}")
+    }
+    fn deref_base(&self, name: &str) -> String {
+        format!("(*{name})")
+    }
     fn alias(&self, _model: &Model, _elem: &ElemType, name: &str, _ty: &VarTy, target: &str) -> String {
         format!("let {name} = &{target};")
     }
@@ -240,31 +253,11 @@ pub fn type_name(model: &Model, shape: &str, elem: &ElemType) -> String {
 }
 
 /// The f32 element type of the spec, when it has one.
-fn f32_type(model: &Model) -> Option<&ElemType> {
-    model.spec.types.iter().find(|t| t.bits == 32)
-}
-
-#[derive(Debug, serde::Serialize)]
-struct WStruct {
-    name: String,
-    doc: String,
-    fields: Vec<String>,
-    size: usize,
-}
-
-#[derive(Debug, serde::Serialize)]
-struct WFunction {
-    name: String,
-    doc: Vec<String>,
-    signature: String,
-    body: Vec<String>,
-}
-
 /// The structs of every vector and matrix shape in f32: scalar members, so
 /// that a struct has alignment 4 and its size is its words (a `vec3<f32>`
 /// member would align to 16): an array of them in a storage buffer has the
 /// C core's memory order and stride.
-fn structs(model: &Model, t: &ElemType) -> Vec<WStruct> {
+fn structs(model: &Model, t: &ElemType) -> Vec<ShaderStruct> {
     let mut out = Vec::new();
     for shape in &model.spec.shapes {
         let fields = match &shape.kind {
@@ -272,25 +265,20 @@ fn structs(model: &Model, t: &ElemType) -> Vec<WStruct> {
             ShapeKind::Vector(names) => names.iter().map(|n| format!("{n}: f32")).collect(),
             ShapeKind::Matrix { .. } => vec![format!("m: array<f32, {}>", shape.len())],
         };
-        let doc = crate::targets::shared::c_family::shape_doc(shape, "f32");
-        out.push(WStruct { name: type_name(model, &shape.name, t), doc, fields, size: 4 * shape.len() });
+        let doc = crate::targets::shared::docs::shape_doc(shape, "f32");
+        out.push(ShaderStruct { name: type_name(model, &shape.name, t), doc, fields, size: 4 * shape.len() });
     }
     out
 }
 
-fn function(model: &Model, f: &Function, t: &ElemType) -> WFunction {
+fn function(model: &Model, f: &Function, t: &ElemType) -> ShaderFunction {
     let sp = Wgsl { opaque: f.relies_on_rounding() };
     let name = model.c_name(f);
     let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
     let ret = sp.kind_type(model, &f.ret, t);
-    let fam = model.spec.family(&f.family).unwrap();
-    let mut doc = vec![fam.doc.clone()];
-    let body = fam.body_for(&f.shape, &f.elem).unwrap();
-    doc.push("Spec:".into());
-    doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
-    WFunction {
+    ShaderFunction {
         name: name.clone(),
-        doc,
+        doc: crate::targets::shared::docs::function_doc(model, f),
         signature: format!("fn {name}({}) -> {ret}", params.join(", ")),
         body: print::body(&sp, model, f, t),
     }
@@ -315,14 +303,11 @@ pub fn guard_helper(name: &str, zero: &str, one: &str, guard: Guard) -> Vec<Stri
 
 /// The kernels the WGSL core has: the 32-slot tree per invocation and across
 /// a workgroup, for the f32 pair.
-fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<WFunction>)> {
-    let k = model.kernels.iter().find(|k| k.kind == KernelKind::Butterfly && k.elem == t.name)?.clone();
-    let red = model.spec.reduction.as_ref()?;
-    let pair = type_name(model, &red.pair, t);
-    let combine = model.functions.iter().find(|f| f.family == red.combine && f.elem == t.name).map(|f| model.c_name(f))?;
-    let lanes = red.lanes;
-    let name = model.kernel_c_name(&k);
-    let ks = model.spec.kernel(&k.key).unwrap();
+fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<ShaderFunction>)> {
+    let b = shader::butterfly(model, t, &|shape| type_name(model, shape, t))?;
+    let (pair, combine, lanes, name) = (&b.pair, &b.combine, b.lanes, &b.name);
+    let red = &b;
+    let k = b.kernel.clone();
     let mut per = vec![format!("var v = lanes;"), format!("var w: array<{pair}, {lanes}>;")];
     for r in &red.rounds {
         per.push(format!("// round: xor {r}"));
@@ -341,16 +326,16 @@ fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<WFunction>)> {
     }
     wg.push("return v;".into());
     let fns = vec![
-        WFunction {
+        ShaderFunction {
             name: name.clone(),
-            doc: vec![ks.doc.clone(), "One invocation, the lanes in an array.".into()],
+            doc: vec![b.doc.clone(), "One invocation, the lanes in an array.".into()],
             signature: format!("fn {name}(lanes: array<{pair}, {lanes}>) -> {pair}"),
             body: per,
         },
-        WFunction {
+        ShaderFunction {
             name: format!("{name}_workgroup"),
             doc: vec![
-                ks.doc.clone(),
+                b.doc.clone(),
                 format!(
                     "Across a workgroup: invocation `lane` (0..{lanes}) brings its pair `p`, and every invocation gets the result \
                      (combine is symmetric bit for bit). Call it from uniform control flow in a workgroup of exactly {lanes} \
@@ -367,42 +352,9 @@ fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<WFunction>)> {
 
 /// The per-lane linear algebra in f32: the helpers of every size over
 /// `ptr<function, array<f32, ..>>`, then the single form of every routine
-/// over the core's structs, from the statement trees of `targets::linalg`
-/// (the C core's, spelled by `Wgsl`).
-fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<WFunction> {
-    let sp = Wgsl::default();
-    let mut out = Vec::new();
-    let mut sizes = Vec::new();
-    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
-        if let KernelKind::Linalg { n, .. } = k.kind {
-            if !sizes.contains(&n) {
-                sizes.push(n);
-                for f in crate::targets::shared::linalg::helper_funcs(model, lowered, t, n, &sp) {
-                    out.push(WFunction {
-                        name: f.name.clone(),
-                        doc: vec![format!(
-                            "The per-lane linear algebra of {n}x{n} f32 matrices on row-major arrays ([rules.linalg]): helper."
-                        )],
-                        signature: f.head(&sp, model, t),
-                        body: crate::targets::shared::stmt::block(&sp, model, t, &f.body),
-                    });
-                }
-            }
-        }
-    }
-    for k in model.kernels.iter().filter(|k| k.elem == t.name) {
-        if let KernelKind::Linalg { many: false, .. } = k.kind {
-            let f = crate::targets::shared::linalg::single_func(model, k, &sp);
-            let ks = model.spec.kernel(&k.key).unwrap();
-            out.push(WFunction {
-                name: f.name.clone(),
-                doc: vec![ks.doc.clone()],
-                signature: f.head(&sp, model, t),
-                body: crate::targets::shared::stmt::block(&sp, model, t, &f.body),
-            });
-        }
-    }
-    out
+/// over the core's structs (`shared::shader`, spelled by `Wgsl`).
+fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<ShaderFunction> {
+    shader::linalg_functions(model, lowered, t, &Wgsl::default())
 }
 
 const CORE_TEMPLATE: &str = include_str!("../../../../templates/wgsl/aether_core.wgsl.j2");
@@ -419,7 +371,7 @@ fn minmax(cmp: &str) -> String {
 /// The core's source for the given lowered functions and guard.
 pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard, witnesses: &[Witness]) -> Result<String, Error> {
     let Some(t) = f32_type(model) else { return Ok(String::new()) };
-    let mut functions: Vec<WFunction> = lowered.iter().filter(|f| f.elem == t.name).map(|f| function(model, f, t)).collect();
+    let mut functions: Vec<ShaderFunction> = lowered.iter().filter(|f| f.elem == t.name).map(|f| function(model, f, t)).collect();
     functions.extend(linalg_functions(model, lowered, t));
     let mut pair = String::new();
     if let Some((_, fns)) = butterfly(model, t) {
@@ -495,7 +447,7 @@ pub const SELFTEST_WORDS: usize = 9;
 /// The self-test: replays the witnesses of the WGSL core's callables (their
 /// inputs read through the opaque zero, so no compiler folds them at build
 /// time) and probes subnormal flushing and the sign of zero.
-fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witness]) -> (String, WFunction) {
+fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witness]) -> (String, ShaderFunction) {
     let callables = model.callables();
     let mut body =
         vec!["var aether_report: aether_selftest_report;".to_string(), format!("aether_report.witnesses = {}u;", witnesses.len())];
@@ -513,7 +465,7 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
     for (n, w) in witnesses.iter().enumerate() {
         let c = callables[w.callable];
         let bit = crate::mutants::ALL.iter().position(|m| *m == w.mutant).unwrap();
-        let banded = crate::bands::band(model, c).stated != crate::spec::BandMetric::Bits;
+        let banded = crate::bands::band_on(model, BANDS, c).stated != crate::spec::BandMetric::Bits;
         // A witness with a NaN, an infinity or a subnormal among its words is
         // outside the domain WGSL promises anything for (a stack may flush
         // subnormals and assume no NaN): counted apart.
@@ -589,7 +541,7 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
         format!("var<private> aether_witness_words: array<u32, {}> = array<u32, {}>({});", table.len(), table.len(), words.join(", "));
     (
         decl,
-        WFunction {
+        ShaderFunction {
             name: "aether_selftest".into(),
             doc: vec![
                 format!(
@@ -1115,26 +1067,7 @@ pub const SELFTEST_FIELDS: [&str; SELFTEST_WORDS] = [
 /// The callables the WGSL core has: every f32 function, the f32 butterfly
 /// kernel, and the array kernels in their workgroup schedule (check entries).
 pub fn callables(model: &Model) -> Vec<Callable<'_>> {
-    let Some(t) = f32_type(model) else { return Vec::new() };
-    model
-        .callables()
-        .into_iter()
-        .filter(|c| match c {
-            Callable::Function(f) => f.elem == t.name,
-            Callable::Kernel(k) => {
-                k.elem == t.name
-                    && matches!(
-                        k.kind,
-                        KernelKind::Butterfly
-                            | KernelKind::Array { .. }
-                            | KernelKind::Linalg { .. }
-                            | KernelKind::Lanes { .. }
-                            | KernelKind::Plane { .. }
-                            | KernelKind::Resolve
-                    )
-            }
-        })
-        .collect()
+    shader::callables(model)
 }
 
 impl Target for WgslTarget {
@@ -1146,10 +1079,44 @@ impl Target for WgslTarget {
         "wgsl_core"
     }
 
+    fn exactness(&self) -> Exactness {
+        Exactness::Bands(BANDS)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { f64: false, i64: false, pointers: false, compute: true }
+    }
+
+    fn prints_df64(&self) -> bool {
+        true
+    }
+
+    fn callables<'m>(&self, model: &'m Model) -> Vec<Callable<'m>> {
+        callables(model)
+    }
+
+    fn contract_doc(&self, model: &Model) -> Result<Option<String>, Error> {
+        let rows = if model.spec.bands.iter().any(|b| b.target == BANDS) {
+            crate::bands::rows(model, BANDS, &callables(model), false)
+        } else {
+            Vec::new()
+        };
+        let ctx = context! {
+            bands => rows,
+            linalg_domain => crate::bands::domain_text(crate::bands::LINALG_DOMAIN),
+            array_domain => crate::bands::domain_text(crate::bands::ARRAY_KERNEL_DOMAIN),
+        };
+        Ok(Some(render("wgsl/contract.md.j2", CONTRACT_TEMPLATE, &ctx)?))
+    }
+
+    fn df64_audit(&self, model: &Model) -> Option<crate::df64::Audit> {
+        let d = crate::df64::of(model)?;
+        Some(df64::audit(&df64::core_source(model, &model.lowered(), "", Guard::Bits), d))
+    }
+
     /// Every f32 function and the butterfly kernel have a metric in
     /// `[bands.wgsl]` that their trees can have.
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
-        crate::bands::check(model, "wgsl", &callables(model))?;
         crate::targets::wgsl::df64::validate(model)
     }
 

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function, Kernel, KernelKind, Kind, Model, Param, Ty};
 use crate::spec::{ElemType, ShapeKind};
+use crate::targets::shared::docs::function_doc;
 use crate::targets::shared::kernels::{COUNT, FIRST, LANES, TERM};
 use crate::targets::shared::print::{self, Spelling};
 use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Var, VarTy};
@@ -245,6 +246,12 @@ impl crate::targets::shared::stmt::Statements for Dialect {
     fn unview(&self, _of: &str) -> Vec<String> {
         Vec::new()
     }
+    fn deref(&self, name: &str) -> String {
+        format!("*{name}")
+    }
+    fn deref_base(&self, name: &str) -> String {
+        format!("(*{name})")
+    }
     fn alias(&self, model: &Model, elem: &ElemType, name: &str, ty: &VarTy, target: &str) -> String {
         format!("{} *{name} = &{target};", self.base_type(model, ty, elem))
     }
@@ -327,27 +334,11 @@ pub fn c_types(model: &Model) -> Vec<CType> {
                 ShapeKind::Vector(names) => names.iter().map(|n| format!("{} {n}", elem.c_type)).collect(),
                 ShapeKind::Matrix { .. } => vec![format!("{} m[{}]", elem.c_type, shape.len())],
             };
-            let doc = shape_doc(shape, &elem.c_type);
+            let doc = crate::targets::shared::docs::shape_doc(shape, &elem.c_type);
             types.push(CType { name: type_name(model, &shape.name, elem), doc, fields });
         }
     }
     types
-}
-
-/// What a vector or matrix shape's struct holds, with the element type
-/// spelled `scalar`: the components in memory order, or the matrix layout.
-pub fn shape_doc(shape: &crate::spec::Shape, scalar: &str) -> String {
-    match &shape.kind {
-        ShapeKind::Vector(names) => format!("{} of {scalar}: components in memory order ({})", shape.name, names.join(", ")),
-        ShapeKind::Matrix { rows, cols, layout } => {
-            let (name, at) = match layout {
-                crate::spec::Layout::RowMajor => ("row-major", format!("r*{cols} + c")),
-                crate::spec::Layout::ColumnMajor => ("column-major", format!("c*{rows} + r")),
-            };
-            format!("{rows}x{cols} matrix of {scalar}, stored {name}: element (r, c) at m[{at}]")
-        }
-        ShapeKind::Scalar => format!("a {scalar}"),
-    }
 }
 
 /// The per-lane linear algebra's helpers of every element type and size a
@@ -498,21 +489,15 @@ pub fn ulp_functions(model: &Model) -> Vec<CFunction> {
         .collect()
 }
 
-/// Renders the header and source for the given lowered functions (the
-/// model's own, or a mutant's), with the self-test replaying `witnesses`
-/// (chosen from the model's own corpus, so a mutant's core fails them).
+/// A lowered function printed in a dialect; its doc shows the exact body in
 /// C operators.
 pub fn function(model: &Model, f: &Function, dialect: &Dialect) -> CFunction {
     let elem = model.spec.types.iter().find(|t| t.name == f.elem).unwrap();
-    let fam = model.spec.family(&f.family).unwrap();
     let name = model.c_name(f);
     let params: Vec<String> = f.params.iter().map(|p| format!("{} {}", kind_type(model, &p.kind, elem), p.name)).collect();
     let ret = kind_type(model, &f.ret, elem);
     let signature = format!("{ret} {name}({})", if params.is_empty() { "void".to_string() } else { params.join(", ") });
-    let mut doc = vec![format!("{}", fam.doc)];
-    let body = fam.body_for(&f.shape, &f.elem).unwrap();
-    doc.push("Spec:".into());
-    doc.extend(body.source.lines().map(|l| format!("    {}", l.trim())));
+    let mut doc = function_doc(model, f);
     let guarded = Dialect { vector_products: dialect.arith == (Arith::Operators { guard: true }) && products_vectorise(f), ..*dialect };
     let lines = print::body(&guarded, model, f, elem);
     // The exact order of operations, stated in the header: the body as

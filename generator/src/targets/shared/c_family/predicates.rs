@@ -13,17 +13,46 @@ use crate::targets::shared::predicates::{clz_types, doc_comment, helper_name, pr
 
 // ------------------------------------------------------------------ C family
 
-/// The dialects of the C family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CFamily {
-    C,
-    Cuda,
-    OpenCl,
+/// How a C-family target prints the predicates: each fact is one way its
+/// language or device differs. The C, CUDA and OpenCL C targets each state
+/// theirs (`PREDICATES` in their folder).
+#[derive(Debug, Clone, Copy)]
+pub struct PredicateDialect {
+    /// The file's include guard.
+    pub guard: &'static str,
+    /// Storage and qualifiers of each function.
+    pub qual: &'static str,
+    /// The comment and preprocessor lines that open the file, after the guard.
+    pub preamble: &'static str,
+    /// Lines after the preamble: the target's own helpers (CUDA's rounded
+    /// operations), under the guard of the golden forms.
+    pub helpers: Option<fn() -> String>,
+    /// Integer types as the language's built-in names (`long`, `uint`, and
+    /// `L`/`U` literals: OpenCL C) rather than `<stdint.h>`'s (`INT64_C`).
+    pub builtin_ints: bool,
+    /// Hexadecimal float literals; without them (the C header, which C++11
+    /// includes) a value is the exact quotient of two decimals.
+    pub hex_floats: bool,
+    /// Each rounded operation of a golden form as `aether_pred_<op>_<type>`,
+    /// the target's round-to-nearest helper (CUDA's intrinsics, which nvcc
+    /// never contracts), and each integer narrowing as
+    /// `aether_pred_<int>_to_<float>`.
+    pub rounded_calls: bool,
+    /// Integer-to-float narrowing spelled `convert_<type>_rte` (OpenCL C).
+    pub convert_rte: bool,
+    /// The language's `clz` built-in, where the core would print a halving
+    /// helper of its own.
+    pub builtin_clz: bool,
+    /// The condition a golden form is printed under.
+    pub golden_if: &'static str,
+    /// Constant tables at program scope in `__constant` memory (OpenCL C has
+    /// no function-scope statics), rather than `const` in the function.
+    pub program_scope_tables: bool,
 }
 
 #[derive(Debug)]
 pub struct CSpell<'a> {
-    pub d: CFamily,
+    pub d: PredicateDialect,
     pub preds: &'a Predicates,
     pub f32: &'a ElemType,
     pub f64: &'a ElemType,
@@ -31,11 +60,11 @@ pub struct CSpell<'a> {
 
 impl Spell for CSpell<'_> {
     fn ty(&self, t: PTy) -> String {
-        match (self.d, t) {
+        match (self.d.builtin_ints, t) {
             (_, PTy::Bool) => "int".into(),
             (_, PTy::Float(FTy::F32)) => "float".into(),
             (_, PTy::Float(FTy::F64)) => "double".into(),
-            (CFamily::OpenCl, PTy::Int(t)) => match (t.bits, t.signed) {
+            (true, PTy::Int(t)) => match (t.bits, t.signed) {
                 (64, true) => "long".into(),
                 (64, false) => "ulong".into(),
                 (_, true) => "int".into(),
@@ -47,8 +76,8 @@ impl Spell for CSpell<'_> {
 
     fn int(&self, t: IntTy, v: i128) -> String {
         let mag = if v.unsigned_abs() > 0xffff { format!("0x{:X}", v.unsigned_abs()) } else { v.unsigned_abs().to_string() };
-        let lit = match self.d {
-            CFamily::OpenCl => format!(
+        let lit = match self.d.builtin_ints {
+            true => format!(
                 "{mag}{}",
                 if t.bits == 64 {
                     "L"
@@ -58,7 +87,7 @@ impl Spell for CSpell<'_> {
                     "U"
                 }
             ),
-            _ => format!("{}INT{}_C({mag})", if t.signed { "" } else { "U" }, t.bits),
+            false => format!("{}INT{}_C({mag})", if t.signed { "" } else { "U" }, t.bits),
         };
         if v < 0 {
             format!("(-{lit})")
@@ -70,7 +99,7 @@ impl Spell for CSpell<'_> {
     fn float(&self, t: FTy, v: f64) -> String {
         let elem = if t == FTy::F32 { self.f32 } else { self.f64 };
         let lit = crate::targets::shared::c_family::literal(v, elem);
-        if self.d != CFamily::C || !lit.contains("0x") {
+        if self.d.hex_floats || !lit.contains("0x") {
             return lit;
         }
         // C++11 has no hexadecimal float: the value as the quotient of two
@@ -92,29 +121,29 @@ impl Spell for CSpell<'_> {
     }
 
     fn bin(&self, op: BinOp, t: PTy, a: &str, b: &str) -> String {
-        match (self.d, t, op) {
-            // On the device, each rounded operation is its round-to-nearest
-            // intrinsic, which nvcc never contracts.
-            (CFamily::Cuda, PTy::Float(f), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) => {
-                format!("aether_pred_{}_{}({a}, {b})", cuda_verb(op), f.name())
+        match (self.d.rounded_calls, t, op) {
+            // Each rounded operation is the target's round-to-nearest helper.
+            (true, PTy::Float(f), BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) => {
+                format!("aether_pred_{}_{}({a}, {b})", rounded_verb(op), f.name())
             }
             _ => format!("({a} {} {b})", op.symbol()),
         }
     }
 
     fn conv(&self, to: PTy, from: PTy, a: &str) -> String {
-        match (self.d, to, from) {
-            (CFamily::Cuda, PTy::Float(f), PTy::Int(i)) => format!("aether_pred_{}_to_{}({a})", i.name(), f.name()),
+        match (self.d.rounded_calls, self.d.convert_rte, to, from) {
+            (true, _, PTy::Float(f), PTy::Int(i)) => format!("aether_pred_{}_to_{}({a})", i.name(), f.name()),
             // OpenCL C spells the rounding of an integer's narrowing.
-            (CFamily::OpenCl, PTy::Float(t), PTy::Int(_)) => format!("convert_{}_rte({a})", if t == FTy::F32 { "float" } else { "double" }),
+            (_, true, PTy::Float(t), PTy::Int(_)) => format!("convert_{}_rte({a})", if t == FTy::F32 { "float" } else { "double" }),
             _ => format!("(({}){a})", self.ty(to)),
         }
     }
 
     fn clz(&self, t: IntTy, a: &str) -> String {
-        match self.d {
-            CFamily::OpenCl => format!("clz({a})"),
-            _ => format!("aether_clz_{}({a})", t.name()),
+        if self.d.builtin_clz {
+            format!("clz({a})")
+        } else {
+            format!("aether_clz_{}({a})", t.name())
         }
     }
 
@@ -123,7 +152,8 @@ impl Spell for CSpell<'_> {
     }
 }
 
-fn cuda_verb(op: BinOp) -> &'static str {
+/// The verb of a rounded operation's helper (`aether_pred_add_f32`).
+pub fn rounded_verb(op: BinOp) -> &'static str {
     match op {
         BinOp::Add => "add",
         BinOp::Sub => "sub",
@@ -132,50 +162,9 @@ fn cuda_verb(op: BinOp) -> &'static str {
     }
 }
 
-/// The CUDA core's rounded operations and integer narrowings of the
-/// predicates: the `_rn` intrinsics on the device, plain C on the host.
-fn cuda_ops() -> String {
-    let mut s = String::from("/* Each rounded operation of a golden form: the round-to-nearest intrinsic on the device (never\n   contracted), the plain operator on the host. */\n");
-    for (t, l) in [("f32", ("float", "f")), ("f64", ("double", "d"))] {
-        for op in [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div] {
-            let v = cuda_verb(op);
-            let intr = if t == "f32" && op == BinOp::Div { "__fdiv_rn".to_string() } else { format!("__{}{v}_rn", l.1) };
-            let _ = writeln!(
-                s,
-                "static __host__ __device__ inline {ty} aether_pred_{v}_{t}({ty} a, {ty} b) {{\n#if defined(__CUDA_ARCH__)\n    return {intr}(a, b);\n#else\n    return a {} b;\n#endif\n}}",
-                op.symbol(),
-                ty = l.0
-            );
-        }
-        for (i, c, intr) in [("i64", "int64_t", "ll"), ("i32", "int32_t", "int")] {
-            let _ = writeln!(
-                s,
-                "static __host__ __device__ inline {ty} aether_pred_{i}_to_{t}({c} x) {{\n#if defined(__CUDA_ARCH__)\n    return __{intr}2{}_rn(x);\n#else\n    return ({ty})x;\n#endif\n}}",
-                if t == "f32" { "float" } else { "double" },
-                ty = l.0
-            );
-        }
-    }
-    s.push('\n');
-    s
-}
-
-/// The predicates' file of a C-family core.
-pub fn c_family(model: &Model, d: CFamily, banner: &str) -> String {
-    let preds = &model.spec.predicates;
-    let elem = |n: &str| model.spec.types.iter().find(|t| t.name == n).expect("f32 and f64 are declared");
-    let sp = CSpell { d, preds, f32: elem("f32"), f64: elem("f64") };
-    let (guard, qual) = match d {
-        CFamily::C => ("AETHER_PREDICATE_H", "static inline"),
-        CFamily::Cuda => ("AETHER_PREDICATE_CUH", "static __host__ __device__ inline"),
-        CFamily::OpenCl => ("AETHER_PREDICATE_CL", "static inline"),
-    };
-    let mut s = String::new();
-    let _ = writeln!(s, "{banner}");
-    let _ = writeln!(s, "#ifndef {guard}\n#define {guard}\n");
-    s.push_str(match d {
-        CFamily::C | CFamily::Cuda => {
-            "/* The spec's predicates: each decision in two forms that return the same answer on every
+/// The preamble of the C and CUDA predicate headers: `<stdint.h>`, and the
+/// golden forms' refusal of excess precision.
+pub const STDINT_PREAMBLE: &str = "/* The spec's predicates: each decision in two forms that return the same answer on every
    input of its domain. aether_<name>_golden is the frozen floating-point expression; it needs
    round-to-nearest and float and double operations rounded in their own type (it refuses
    FLT_EVAL_METHOD != 0) and contains no sum, so contraction cannot change it.
@@ -190,29 +179,24 @@ pub fn c_family(model: &Model, d: CFamily, banner: &str) -> String {
 #endif
 #endif
 
-"
-        }
-        CFamily::OpenCl => {
-            "/* The spec's predicates in OpenCL C: each decision in two forms that return the same answer
-   on every input of its domain. The integer forms (aether_<name>_integer) use no floating
-   point, so a device without cl_khr_fp64 runs them; the golden forms need binary64 and are
-   compiled only under cl_khr_fp64 (and left out when AETHER_NO_FP64 is defined). Integer to
-   float conversions are spelled convert_<type>_rte. Results are 1 or 0. */
-#if defined(cl_khr_fp64) && !defined(AETHER_NO_FP64)
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define AETHER_PREDICATE_GOLDEN 1
-#endif
-#pragma OPENCL FP_CONTRACT OFF
+";
 
-"
-        }
-    });
-    if d == CFamily::Cuda {
+/// The predicates' file of a C-family core.
+pub fn c_family(model: &Model, d: PredicateDialect, banner: &str) -> String {
+    let preds = &model.spec.predicates;
+    let elem = |n: &str| model.spec.types.iter().find(|t| t.name == n).expect("f32 and f64 are declared");
+    let sp = CSpell { d, preds, f32: elem("f32"), f64: elem("f64") };
+    let (guard, qual) = (d.guard, d.qual);
+    let mut s = String::new();
+    let _ = writeln!(s, "{banner}");
+    let _ = writeln!(s, "#ifndef {guard}\n#define {guard}\n");
+    s.push_str(d.preamble);
+    if let Some(helpers) = d.helpers {
         s.push_str("#if !defined(AETHER_PREDICATE_NO_FLOAT)\n");
-        s.push_str(&cuda_ops());
+        s.push_str(&helpers());
         s.push_str("#endif\n\n");
     }
-    if d != CFamily::OpenCl {
+    if !d.builtin_clz {
         for t in clz_types(preds) {
             let ty = sp.ty(PTy::Int(t));
             let u = format!("uint{}_t", t.bits);
@@ -248,33 +232,30 @@ pub fn c_family(model: &Model, d: CFamily, banner: &str) -> String {
     }
     for p in &preds.predicates {
         for form in Form::BOTH {
-            let golden_guard = d == CFamily::OpenCl && p.uses_float(preds, form);
-            let c_guard = d != CFamily::OpenCl && p.uses_float(preds, form);
+            let golden_guard = p.uses_float(preds, form);
             if golden_guard {
-                s.push_str("#if defined(AETHER_PREDICATE_GOLDEN)\n");
-            }
-            if c_guard {
-                s.push_str("#if !defined(AETHER_PREDICATE_NO_FLOAT)\n");
+                let _ = writeln!(s, "{}", d.golden_if);
             }
             s.push_str(&doc_comment(p, form));
             let params: Vec<String> = p.params.iter().map(|q| format!("{} {}", sp.ty(q.ty), q.name)).collect();
             let _ = writeln!(s, "{qual} int {}({}) {{", predicate_name(&p.name, form), params.join(", "));
             s.push_str(&steps(&sp, form, p.body(form), "    "));
             s.push_str("}\n");
-            if golden_guard || c_guard {
+            if golden_guard {
                 s.push_str("#endif\n");
             }
             s.push('\n');
         }
     }
-    s.push_str(&c_selftest(model, &sp, d, qual));
+    s.push_str(&c_selftest(model, &sp, qual));
     let _ = writeln!(s, "#endif /* {guard} */");
     s
 }
 
 /// `aether_predicate_selftest()`: every witness (`predicate_corpus::witnesses`)
 /// on every form the build has; the number of wrong answers (0: all well).
-fn c_selftest(model: &Model, sp: &CSpell, d: CFamily, qual: &str) -> String {
+fn c_selftest(model: &Model, sp: &CSpell, qual: &str) -> String {
+    let d = sp.d;
     let preds = &model.spec.predicates;
     let i64t = sp.ty(PTy::Int(I64));
     let mut s = String::from(
@@ -292,7 +273,7 @@ fn c_selftest(model: &Model, sp: &CSpell, d: CFamily, qual: &str) -> String {
         let table = format!("aether_predicate_witness_{}", p.name);
         // OpenCL C keeps constant tables at program scope; C and CUDA in the
         // function (no unused table where the self-test is not called).
-        let (space, dest, indent) = if d == CFamily::OpenCl { ("__constant", &mut s, "") } else { ("const", &mut body, "    ") };
+        let (space, dest, indent) = if d.program_scope_tables { ("__constant", &mut s, "") } else { ("const", &mut body, "    ") };
         let _ = writeln!(dest, "{indent}{space} {i64t} {table}[{}][{}] = {{", w.len(), n + 1);
         for (a, ans) in &w {
             let words: Vec<String> = a.iter().map(|x| sp.int(I64, i128::from(*x))).collect();
@@ -304,9 +285,7 @@ fn c_selftest(model: &Model, sp: &CSpell, d: CFamily, qual: &str) -> String {
         for form in Form::BOTH {
             let cond = format!("{}({}) != (int){table}[k][{n}]", predicate_name(&p.name, form), args.join(", "));
             if p.uses_float(preds, form) {
-                let guard =
-                    if d == CFamily::OpenCl { "#if defined(AETHER_PREDICATE_GOLDEN)" } else { "#if !defined(AETHER_PREDICATE_NO_FLOAT)" };
-                let _ = writeln!(body, "{guard}\n        if ({cond}) bad++;\n#endif");
+                let _ = writeln!(body, "{}\n        if ({cond}) bad++;\n#endif", d.golden_if);
             } else {
                 let _ = writeln!(body, "        if ({cond}) bad++;");
             }
@@ -324,9 +303,9 @@ fn c_selftest(model: &Model, sp: &CSpell, d: CFamily, qual: &str) -> String {
 /// 64-bit two's complement pattern of its value, and a table of them. The
 /// source includes `AETHER_PREDICATE_HEADER` (default `aether_predicate.h`),
 /// so the CUDA check compiles the same file against the CUDA header.
-pub fn c_flat(model: &Model, banner: &str) -> (String, String) {
+pub fn c_flat(model: &Model, d: PredicateDialect, banner: &str) -> (String, String) {
     let preds = &model.spec.predicates;
-    let sp = CSpell { d: CFamily::C, preds, f32: &model.spec.types[0], f64: &model.spec.types[0] };
+    let sp = CSpell { d, preds, f32: &model.spec.types[0], f64: &model.spec.types[0] };
     let mut h = String::new();
     let _ = writeln!(
         h,
