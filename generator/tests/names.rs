@@ -210,45 +210,11 @@ const COMPONENTS: &[(&str, &str)] = &[
     ("lane.t *", "lane.i *"),
 ];
 
-/// The byte range of table `header` (its header line up to the next header).
-fn table(text: &str, header: &str) -> Option<(usize, usize)> {
-    let start = text.find(&format!("\n{header}\n"))? + 1;
-    let after = start + header.len() + 1;
-    let end = text[after..].find("\n[").map_or(text.len(), |i| after + i + 1);
-    Some((start, end))
-}
-
-/// Every whole-word `from` inside table `header` becomes `to`; None when
-/// the table has no such word.
-fn rename_in_table(text: &str, header: &str, from: &str, to: &str) -> Option<String> {
-    let (a, b) = table(text, header)?;
-    let section = &text[a..b];
-    let mut out = String::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        out.push_str(if word == from { to } else { word });
-        word.clear();
-    };
-    for ch in section.chars() {
-        if ch.is_ascii_alphanumeric() || ch == '_' {
-            word.push(ch);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(ch);
-        }
-    }
-    flush(&mut word, &mut out);
-    if out == section {
-        return None;
-    }
-    Some(format!("{}{out}{}", &text[..a], &text[b..]))
-}
-
 /// The spec with every rename applied.
 fn names_spec() -> String {
     let mut text = SPEC.to_string();
     for (header, from, to) in RENAMES {
-        text = rename_in_table(&text, header, from, to).unwrap_or_else(|| panic!("{header} has no word `{from}`"));
+        text = common::rename_in_table(&text, header, from, to).unwrap_or_else(|| panic!("{header} has no word `{from}`"));
     }
     for (from, to) in COMPONENTS {
         assert!(text.contains(from), "the spec has no `{from}`");
@@ -304,10 +270,6 @@ fn names_the_cores_use_beside_spec_names_are_reserved() {
 struct Job {
     what: String,
     cmd: Command,
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
 fn job(what: impl Into<String>, tool: &Path, args: &[&str], dir: &Path) -> Job {
@@ -366,7 +328,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
     let c99 =
         ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-c", "-o", "/dev/null", "-Ic_core", "-Ic_core/check", "-Icorpus"];
     for (cc, cxx) in [("gcc", "g++"), ("clang", "clang++")] {
-        if !have(cc) {
+        if !common::have(cc) {
             println!("names: no {cc} here");
             continue;
         }
@@ -403,7 +365,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
             &dir,
         ));
     }
-    if have("clang") {
+    if common::have("clang") {
         compiled.push("clang -x cl (OpenCL C 1.2, 3.0)".into());
         for std in ["CL1.2", "CL3.0"] {
             for file in [
@@ -430,7 +392,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
             }
         }
     }
-    if have("naga") {
+    if common::have("naga") {
         compiled.push("naga (WGSL)".into());
         for file in ["wgsl_core/aether_core.wgsl", "wgsl_core/aether_df64.wgsl", "wgsl_core/aether_predicate.wgsl"]
             .into_iter()

@@ -19,6 +19,8 @@
 //! Identical outputs are compiled once. Prints
 //! `spec mutants: N tried, A accepted, R refused (...), ... compiled with gcc, clang[, nvcc]`.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,39 +37,6 @@ fn spec_text() -> String {
 /// `from` replaced by `to` once; None when the spec no longer has `from`.
 fn once(text: &str, from: &str, to: &str) -> Option<String> {
     text.find(from).map(|_| text.replacen(from, to, 1))
-}
-
-/// The byte range of table `header` (its header line up to the next header).
-fn table(text: &str, header: &str) -> Option<(usize, usize)> {
-    let start = text.find(&format!("\n{header}\n"))? + 1;
-    let after = start + header.len() + 1;
-    let end = text[after..].find("\n[").map_or(text.len(), |i| after + i + 1);
-    Some((start, end))
-}
-
-/// Every whole-word `from` inside table `header` becomes `to`.
-fn rename_in_table(text: &str, header: &str, from: &str, to: &str) -> Option<String> {
-    let (a, b) = table(text, header)?;
-    let section = &text[a..b];
-    let mut out = String::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        out.push_str(if word == from { to } else { word });
-        word.clear();
-    };
-    for ch in section.chars() {
-        if ch.is_ascii_alphanumeric() || ch == '_' {
-            word.push(ch);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(ch);
-        }
-    }
-    flush(&mut word, &mut out);
-    if out == section {
-        return None;
-    }
-    Some(format!("{}{out}{}", &text[..a], &text[b..]))
 }
 
 /// A small deterministic generator for the sampled mutations.
@@ -96,11 +65,11 @@ fn mutations(t: &str) -> Vec<Mutation> {
         ("the contract name is not ASCII".into(), once(t, "name = \"aether\"", "name = \"\u{e6}ther\"")),
         // Names.
         ("a family renamed (lerp -> lerp_renamed)".into(), once(t, "[families.lerp]\n", "[families.lerp_renamed]\n")),
-        ("a parameter renamed (scale: s -> factor)".into(), rename_in_table(t, "[families.scale]", "s", "factor")),
-        ("a parameter named as a C keyword (scale: s -> int)".into(), rename_in_table(t, "[families.scale]", "s", "int")),
+        ("a parameter renamed (scale: s -> factor)".into(), common::rename_in_table(t, "[families.scale]", "s", "factor")),
+        ("a parameter named as a C keyword (scale: s -> int)".into(), common::rename_in_table(t, "[families.scale]", "s", "int")),
         (
             "a parameter named as a C macro of the core's headers (scale: s -> NULL)".into(),
-            rename_in_table(t, "[families.scale]", "s", "NULL"),
+            common::rename_in_table(t, "[families.scale]", "s", "NULL"),
         ),
         ("vec2's components renamed (u, v)".into(), once(t, "components = [\"x\", \"y\"]\n", "components = [\"u\", \"v\"]\n")),
         (
@@ -112,7 +81,7 @@ fn mutations(t: &str) -> Vec<Mutation> {
         // Rules.
         ("the fold nests to the left".into(), once(t, "nesting = \"right\"", "nesting = \"left\"")),
         ("the fold is seeded with the identity".into(), once(t, "seed = \"none\"", "seed = \"identity\"")),
-        ("mat3 is column-major".into(), rename_in_table(t, "[shapes.mat3]", "row", "column")),
+        ("mat3 is column-major".into(), common::rename_in_table(t, "[shapes.mat3]", "row", "column")),
         ("eigh runs 3 sweeps".into(), once(t, "eigh_sweeps = 10", "eigh_sweeps = 3")),
         ("the butterfly's rounds reversed".into(), once(t, "rounds = [16, 8, 4, 2, 1]", "rounds = [1, 2, 4, 8, 16]")),
         ("16 lanes".into(), once(t, "lanes = 32", "lanes = 16")),
@@ -138,7 +107,7 @@ fn mutations(t: &str) -> Vec<Mutation> {
         ("scale's body negates a term".into(), once(t, "body = \"out[i] = s * a[i]\"", "body = \"out[i] = s * a[i] * -1\"")),
     ];
     // Tables copied under a new name and dropped.
-    if let Some((a, b)) = table(t, "[families.lerp]") {
+    if let Some((a, b)) = common::table(t, "[families.lerp]") {
         let copy = t[a..b].replacen("[families.lerp]", "[families.lerp_copy]", 1);
         m.push(("lerp copied as lerp_copy".into(), Some(format!("{}{copy}{}", &t[..b], &t[b..]))));
         m.push(("lerp dropped".into(), Some(format!("{}{}", &t[..a], &t[b..]))));
@@ -175,10 +144,6 @@ fn mutations(t: &str) -> Vec<Mutation> {
     m
 }
 
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
 fn find_nvcc() -> Option<PathBuf> {
     let root = aether_generator::default_root();
     let mut candidates: Vec<PathBuf> = std::env::var_os("NVCC").map(PathBuf::from).into_iter().collect();
@@ -207,7 +172,7 @@ fn accepted_mutants_compile() {
     let _ = std::fs::remove_dir_all(&tmp);
     let mut compilers: Vec<PathBuf> = Vec::new();
     for cc in ["gcc", "clang"] {
-        if have(cc) {
+        if common::have(cc) {
             compilers.push(cc.into());
         } else {
             println!("note: {cc} is not installed; the mutants are not compiled with it");

@@ -101,3 +101,43 @@ pub fn compile_cuda(dir: &Path, nvcc: &Path) -> Result<(), String> {
         .arg(obj.join("core.ptx"));
     run(cmd)
 }
+
+/// Whether `tool --version` runs and succeeds.
+pub fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// The byte range of table `header` in a spec text (its header line up to
+/// the next header).
+pub fn table(text: &str, header: &str) -> Option<(usize, usize)> {
+    let start = text.find(&format!("\n{header}\n"))? + 1;
+    let after = start + header.len() + 1;
+    let end = text[after..].find("\n[").map_or(text.len(), |i| after + i + 1);
+    Some((start, end))
+}
+
+/// Every whole-word `from` inside table `header` becomes `to`; None when
+/// the table has no such word.
+pub fn rename_in_table(text: &str, header: &str, from: &str, to: &str) -> Option<String> {
+    let (a, b) = table(text, header)?;
+    let section = &text[a..b];
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(if word == from { to } else { word });
+        word.clear();
+    };
+    for ch in section.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '_' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut out);
+    if out == section {
+        return None;
+    }
+    Some(format!("{}{out}{}", &text[..a], &text[b..]))
+}
