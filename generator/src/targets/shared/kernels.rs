@@ -38,8 +38,8 @@ pub fn lanes_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&
     let step = step_name(model, k, &red.step);
     let lanes = red.lanes;
     let lane = match red.assignment {
-        crate::spec::Assignment::Strided => format!("({FIRST} + {ELEMENT}) % {lanes}u"),
-        crate::spec::Assignment::Single => "0u".to_string(),
+        crate::spec::Assignment::Strided => format!("({FIRST} + {ELEMENT}) % {}", sp.uint(lanes)),
+        crate::spec::Assignment::Single => sp.uint(0),
     };
     let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), ELEMENT), sp);
     each.push(Stmt::Alias { name: LANE.into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr(LANES), &lane) });
@@ -63,7 +63,7 @@ pub fn plane_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&
             ShapeKind::Vector(names) => format!("term.{}", names[c]),
             _ => "term".into(),
         };
-        let slot = if *width == 1 { "element".to_string() } else { format!("element * {width}u + {c}u") };
+        let slot = if *width == 1 { "element".to_string() } else { format!("element * {} + {}", sp.uint(*width), sp.uint(c)) };
         body.push(Stmt::set(format!("p.{hi}"), sp.at(&value, &slot)));
         body.push(Stmt::set(format!("p.{lo}"), sp.at(&comp, &slot)));
         body.push(Stmt::set("p", format!("{step}(p, {comp_expr})")));

@@ -198,6 +198,20 @@ pub trait Statements: Spelling {
     fn decl(&self, model: &Model, elem: &ElemType, konst: bool, ty: &VarTy, vars: &[Var]) -> String;
     /// The head of a counted loop (without its body).
     fn for_head(&self, var: &str, from: &str, lp: &Loop) -> String;
+    /// A counted loop around its body's lines (braced where `braces`): the
+    /// head on the body's first line by default. A language without C's
+    /// three-clause `for` (Rust) prints its own loop, which must run the
+    /// body for the same values, leave a `continue` going to the next value
+    /// and give `var` the value at which `Loop::Up`'s condition failed.
+    fn counted(&self, var: &str, from: &str, lp: &Loop, body: Vec<String>) -> Vec<String> {
+        let mut out = vec![format!("{} {}", self.for_head(var, from, lp), body[0])];
+        out.extend(body[1..].iter().cloned());
+        out
+    }
+    /// An unsigned whole-number literal (`32u` in C and WGSL).
+    fn uint(&self, n: usize) -> String {
+        format!("{n}u")
+    }
     /// Whether every loop and `if` body is braced.
     fn braces(&self) -> bool;
     /// Element `idx` of an array.
@@ -240,7 +254,7 @@ pub fn lines(sp: &dyn Statements, model: &Model, elem: &ElemType, s: &Stmt) -> V
         Stmt::Decl { konst, ty, vars } => vec![sp.decl(model, elem, *konst, ty, vars)],
         Stmt::Set(l, v) => vec![format!("{l} = {v};")],
         Stmt::Incr(v) => vec![sp.incr(v)],
-        Stmt::For { var, from, lp, body } => head_then(sp, model, elem, sp.for_head(var, from, lp), body),
+        Stmt::For { var, from, lp, body } => sp.counted(var, from, lp, body_lines(sp, model, elem, body)),
         Stmt::If { cond, then, els: None } => head_then(sp, model, elem, format!("if ({cond})"), then),
         Stmt::If { cond, then, els: Some(els) } => {
             let t = body_lines(sp, model, elem, then);
