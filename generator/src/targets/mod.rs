@@ -13,6 +13,7 @@ use crate::model::Model;
 pub mod c;
 pub mod cuda;
 pub mod opencl;
+pub mod rust;
 pub mod shared;
 pub mod wgsl;
 
@@ -112,7 +113,7 @@ pub trait Target {
 
 /// Every target the generator writes.
 pub fn registry() -> Vec<Box<dyn Target>> {
-    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget), Box::new(opencl::OpenCl)]
+    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget), Box::new(opencl::OpenCl), Box::new(rust::Rust)]
 }
 
 /// Checks the spec's per-target tables against the registry's facts: each
