@@ -4,6 +4,8 @@
 // The flat calling convention of aether_reference::flat over the Rust core (see
 // generator/src/targets/rust/flat.rs): a test includes this file as a module.
 
+use aether_core::*;
+
 /// A thunk: the result words of the input words, or None when they do not fit.
 pub type Thunk = fn(&[u64]) -> Option<Vec<u64>>;
 
@@ -11,7 +13,7 @@ fn flat_f32_fmin(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f32_fmin(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32));
+    let r = aether_core::aether_f32_fmin(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -21,7 +23,7 @@ fn flat_f64_fmin(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f64_fmin(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]));
+    let r = aether_core::aether_f64_fmin(f64::from_bits(w[0]), f64::from_bits(w[1]));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -31,7 +33,7 @@ fn flat_f32_fmax(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f32_fmax(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32));
+    let r = aether_core::aether_f32_fmax(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -41,7 +43,7 @@ fn flat_f64_fmax(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f64_fmax(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]));
+    let r = aether_core::aether_f64_fmax(f64::from_bits(w[0]), f64::from_bits(w[1]));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -71,7 +73,7 @@ fn flat_vec2f_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2f_add(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2 + 0] as u32), y: f32::from_bits(w[2 + 1] as u32) });
+    let r = aether_core::aether_vec2f_add(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -82,7 +84,7 @@ fn flat_vec2d_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2d_add(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2 + 0]), y: f64::from_bits(w[2 + 1]) });
+    let r = aether_core::aether_vec2d_add(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -93,7 +95,7 @@ fn flat_vec3f_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_add(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_add(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -105,7 +107,7 @@ fn flat_vec3d_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_add(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_add(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -117,7 +119,7 @@ fn flat_vec4f_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4f_add(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
+    let r = aether_core::aether_vec4f_add(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -130,7 +132,7 @@ fn flat_vec4d_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4d_add(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
+    let r = aether_core::aether_vec4d_add(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -143,7 +145,7 @@ fn flat_vec2f_sub(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2f_sub(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2 + 0] as u32), y: f32::from_bits(w[2 + 1] as u32) });
+    let r = aether_core::aether_vec2f_sub(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -154,7 +156,7 @@ fn flat_vec2d_sub(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2d_sub(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2 + 0]), y: f64::from_bits(w[2 + 1]) });
+    let r = aether_core::aether_vec2d_sub(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -165,7 +167,7 @@ fn flat_vec3f_sub(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_sub(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_sub(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -177,7 +179,7 @@ fn flat_vec3d_sub(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_sub(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_sub(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -189,7 +191,7 @@ fn flat_vec4f_sub(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4f_sub(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
+    let r = aether_core::aether_vec4f_sub(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -202,7 +204,7 @@ fn flat_vec4d_sub(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4d_sub(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
+    let r = aether_core::aether_vec4d_sub(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -215,7 +217,7 @@ fn flat_vec2f_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2f_mul(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2 + 0] as u32), y: f32::from_bits(w[2 + 1] as u32) });
+    let r = aether_core::aether_vec2f_mul(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -226,7 +228,7 @@ fn flat_vec2d_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2d_mul(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2 + 0]), y: f64::from_bits(w[2 + 1]) });
+    let r = aether_core::aether_vec2d_mul(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -237,7 +239,7 @@ fn flat_vec3f_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_mul(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_mul(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -249,7 +251,7 @@ fn flat_vec3d_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_mul(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_mul(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -261,7 +263,7 @@ fn flat_vec4f_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4f_mul(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
+    let r = aether_core::aether_vec4f_mul(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -274,7 +276,7 @@ fn flat_vec4d_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4d_mul(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
+    let r = aether_core::aether_vec4d_mul(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -287,7 +289,7 @@ fn flat_vec2f_scale(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_vec2f_scale(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, f32::from_bits(w[2 + 0] as u32));
+    let r = aether_core::aether_vec2f_scale(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, f32::from_bits(w[2] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -298,7 +300,7 @@ fn flat_vec2d_scale(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_vec2d_scale(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, f64::from_bits(w[2 + 0]));
+    let r = aether_core::aether_vec2d_scale(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, f64::from_bits(w[2]));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -309,7 +311,7 @@ fn flat_vec3f_scale(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec3f_scale(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, f32::from_bits(w[3 + 0] as u32));
+    let r = aether_core::aether_vec3f_scale(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, f32::from_bits(w[3] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -321,7 +323,7 @@ fn flat_vec3d_scale(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec3d_scale(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, f64::from_bits(w[3 + 0]));
+    let r = aether_core::aether_vec3d_scale(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, f64::from_bits(w[3]));
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -333,7 +335,7 @@ fn flat_vec4f_scale(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 5 {
         return None;
     }
-    let r = aether_core::aether_vec4f_scale(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, f32::from_bits(w[4 + 0] as u32));
+    let r = aether_core::aether_vec4f_scale(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, f32::from_bits(w[4] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -346,7 +348,7 @@ fn flat_vec4d_scale(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 5 {
         return None;
     }
-    let r = aether_core::aether_vec4d_scale(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, f64::from_bits(w[4 + 0]));
+    let r = aether_core::aether_vec4d_scale(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, f64::from_bits(w[4]));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -359,7 +361,7 @@ fn flat_vec2f_div(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_vec2f_div(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, f32::from_bits(w[2 + 0] as u32));
+    let r = aether_core::aether_vec2f_div(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, f32::from_bits(w[2] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -370,7 +372,7 @@ fn flat_vec2d_div(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_vec2d_div(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, f64::from_bits(w[2 + 0]));
+    let r = aether_core::aether_vec2d_div(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, f64::from_bits(w[2]));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -381,7 +383,7 @@ fn flat_vec3f_div(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec3f_div(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, f32::from_bits(w[3 + 0] as u32));
+    let r = aether_core::aether_vec3f_div(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, f32::from_bits(w[3] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -393,7 +395,7 @@ fn flat_vec3d_div(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec3d_div(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, f64::from_bits(w[3 + 0]));
+    let r = aether_core::aether_vec3d_div(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, f64::from_bits(w[3]));
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -405,7 +407,7 @@ fn flat_vec4f_div(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 5 {
         return None;
     }
-    let r = aether_core::aether_vec4f_div(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, f32::from_bits(w[4 + 0] as u32));
+    let r = aether_core::aether_vec4f_div(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, f32::from_bits(w[4] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -418,7 +420,7 @@ fn flat_vec4d_div(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 5 {
         return None;
     }
-    let r = aether_core::aether_vec4d_div(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, f64::from_bits(w[4 + 0]));
+    let r = aether_core::aether_vec4d_div(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, f64::from_bits(w[4]));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -615,7 +617,7 @@ fn flat_vec2f_min(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2f_min(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2 + 0] as u32), y: f32::from_bits(w[2 + 1] as u32) });
+    let r = aether_core::aether_vec2f_min(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -626,7 +628,7 @@ fn flat_vec2d_min(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2d_min(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2 + 0]), y: f64::from_bits(w[2 + 1]) });
+    let r = aether_core::aether_vec2d_min(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -637,7 +639,7 @@ fn flat_vec3f_min(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_min(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_min(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -649,7 +651,7 @@ fn flat_vec3d_min(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_min(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_min(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -661,7 +663,7 @@ fn flat_vec4f_min(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4f_min(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
+    let r = aether_core::aether_vec4f_min(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -674,7 +676,7 @@ fn flat_vec4d_min(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4d_min(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
+    let r = aether_core::aether_vec4d_min(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -687,7 +689,7 @@ fn flat_vec2f_max(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2f_max(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2 + 0] as u32), y: f32::from_bits(w[2 + 1] as u32) });
+    let r = aether_core::aether_vec2f_max(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -698,7 +700,7 @@ fn flat_vec2d_max(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2d_max(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2 + 0]), y: f64::from_bits(w[2 + 1]) });
+    let r = aether_core::aether_vec2d_max(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -709,7 +711,7 @@ fn flat_vec3f_max(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_max(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_max(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -721,7 +723,7 @@ fn flat_vec3d_max(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_max(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_max(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -733,7 +735,7 @@ fn flat_vec4f_max(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4f_max(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
+    let r = aether_core::aether_vec4f_max(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -746,7 +748,7 @@ fn flat_vec4d_max(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4d_max(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
+    let r = aether_core::aether_vec4d_max(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -759,7 +761,7 @@ fn flat_vec2f_lerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 5 {
         return None;
     }
-    let r = aether_core::aether_vec2f_lerp(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2 + 0] as u32), y: f32::from_bits(w[2 + 1] as u32) }, f32::from_bits(w[4 + 0] as u32));
+    let r = aether_core::aether_vec2f_lerp(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) }, f32::from_bits(w[4] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -770,7 +772,7 @@ fn flat_vec2d_lerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 5 {
         return None;
     }
-    let r = aether_core::aether_vec2d_lerp(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2 + 0]), y: f64::from_bits(w[2 + 1]) }, f64::from_bits(w[4 + 0]));
+    let r = aether_core::aether_vec2d_lerp(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) }, f64::from_bits(w[4]));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -781,7 +783,7 @@ fn flat_vec3f_lerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 7 {
         return None;
     }
-    let r = aether_core::aether_vec3f_lerp(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) }, f32::from_bits(w[6 + 0] as u32));
+    let r = aether_core::aether_vec3f_lerp(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) }, f32::from_bits(w[6] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -793,7 +795,7 @@ fn flat_vec3d_lerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 7 {
         return None;
     }
-    let r = aether_core::aether_vec3d_lerp(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) }, f64::from_bits(w[6 + 0]));
+    let r = aether_core::aether_vec3d_lerp(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) }, f64::from_bits(w[6]));
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -805,7 +807,7 @@ fn flat_vec4f_lerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 9 {
         return None;
     }
-    let r = aether_core::aether_vec4f_lerp(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) }, f32::from_bits(w[8 + 0] as u32));
+    let r = aether_core::aether_vec4f_lerp(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) }, f32::from_bits(w[8] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -818,7 +820,7 @@ fn flat_vec4d_lerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 9 {
         return None;
     }
-    let r = aether_core::aether_vec4d_lerp(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) }, f64::from_bits(w[8 + 0]));
+    let r = aether_core::aether_vec4d_lerp(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) }, f64::from_bits(w[8]));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -891,7 +893,7 @@ fn flat_vec2f_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2f_dot(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2 + 0] as u32), y: f32::from_bits(w[2 + 1] as u32) });
+    let r = aether_core::aether_vec2f_dot(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) }, Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -901,7 +903,7 @@ fn flat_vec2d_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_vec2d_dot(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2 + 0]), y: f64::from_bits(w[2 + 1]) });
+    let r = aether_core::aether_vec2d_dot(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) }, Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -911,7 +913,7 @@ fn flat_vec3f_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_dot(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_dot(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -921,7 +923,7 @@ fn flat_vec3d_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_dot(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_dot(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -931,7 +933,7 @@ fn flat_vec4f_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4f_dot(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
+    let r = aether_core::aether_vec4f_dot(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) }, Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -941,7 +943,7 @@ fn flat_vec4d_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_vec4d_dot(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
+    let r = aether_core::aether_vec4d_dot(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) }, Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -1289,7 +1291,7 @@ fn flat_vec3f_cross(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_cross(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_cross(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -1301,7 +1303,7 @@ fn flat_vec3d_cross(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_cross(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_cross(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -1313,7 +1315,7 @@ fn flat_vec3f_reflect(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3f_reflect(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3 + 0] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
+    let r = aether_core::aether_vec3f_reflect(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -1325,7 +1327,7 @@ fn flat_vec3d_reflect(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_vec3d_reflect(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3 + 0]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
+    let r = aether_core::aether_vec3d_reflect(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -1337,7 +1339,7 @@ fn flat_quatf_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_quatf_mul(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) }, Quatf { w: f32::from_bits(w[4 + 0] as u32), x: f32::from_bits(w[4 + 1] as u32), y: f32::from_bits(w[4 + 2] as u32), z: f32::from_bits(w[4 + 3] as u32) });
+    let r = aether_core::aether_quatf_mul(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) }, Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[4 + 1] as u32), y: f32::from_bits(w[4 + 2] as u32), z: f32::from_bits(w[4 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.w.to_bits()));
     out.push(u64::from(r.x.to_bits()));
@@ -1350,7 +1352,7 @@ fn flat_quatd_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_quatd_mul(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) }, Quatd { w: f64::from_bits(w[4 + 0]), x: f64::from_bits(w[4 + 1]), y: f64::from_bits(w[4 + 2]), z: f64::from_bits(w[4 + 3]) });
+    let r = aether_core::aether_quatd_mul(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) }, Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[4 + 1]), y: f64::from_bits(w[4 + 2]), z: f64::from_bits(w[4 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.w.to_bits());
     out.push(r.x.to_bits());
@@ -1389,7 +1391,7 @@ fn flat_quatf_rotate(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 7 {
         return None;
     }
-    let r = aether_core::aether_quatf_rotate(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) }, Vec3f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32) });
+    let r = aether_core::aether_quatf_rotate(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) }, Vec3f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -1401,7 +1403,7 @@ fn flat_quatd_rotate(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 7 {
         return None;
     }
-    let r = aether_core::aether_quatd_rotate(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) }, Vec3d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]) });
+    let r = aether_core::aether_quatd_rotate(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) }, Vec3d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -1413,7 +1415,7 @@ fn flat_mat2f_mul_vec(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_mat2f_mul_vec(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] }, Vec2f { x: f32::from_bits(w[4 + 0] as u32), y: f32::from_bits(w[4 + 1] as u32) });
+    let r = aether_core::aether_mat2f_mul_vec(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] }, Vec2f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -1424,7 +1426,7 @@ fn flat_mat2d_mul_vec(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_mat2d_mul_vec(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] }, Vec2d { x: f64::from_bits(w[4 + 0]), y: f64::from_bits(w[4 + 1]) });
+    let r = aether_core::aether_mat2d_mul_vec(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] }, Vec2d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -1435,7 +1437,7 @@ fn flat_mat3f_mul_vec(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 12 {
         return None;
     }
-    let r = aether_core::aether_mat3f_mul_vec(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] }, Vec3f { x: f32::from_bits(w[9 + 0] as u32), y: f32::from_bits(w[9 + 1] as u32), z: f32::from_bits(w[9 + 2] as u32) });
+    let r = aether_core::aether_mat3f_mul_vec(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] }, Vec3f { x: f32::from_bits(w[9] as u32), y: f32::from_bits(w[9 + 1] as u32), z: f32::from_bits(w[9 + 2] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -1447,7 +1449,7 @@ fn flat_mat3d_mul_vec(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 12 {
         return None;
     }
-    let r = aether_core::aether_mat3d_mul_vec(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] }, Vec3d { x: f64::from_bits(w[9 + 0]), y: f64::from_bits(w[9 + 1]), z: f64::from_bits(w[9 + 2]) });
+    let r = aether_core::aether_mat3d_mul_vec(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] }, Vec3d { x: f64::from_bits(w[9]), y: f64::from_bits(w[9 + 1]), z: f64::from_bits(w[9 + 2]) });
     let mut out: Vec<u64> = Vec::with_capacity(3);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -1459,7 +1461,7 @@ fn flat_mat4f_mul_vec(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 20 {
         return None;
     }
-    let r = aether_core::aether_mat4f_mul_vec(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] }, Vec4f { x: f32::from_bits(w[16 + 0] as u32), y: f32::from_bits(w[16 + 1] as u32), z: f32::from_bits(w[16 + 2] as u32), w: f32::from_bits(w[16 + 3] as u32) });
+    let r = aether_core::aether_mat4f_mul_vec(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] }, Vec4f { x: f32::from_bits(w[16] as u32), y: f32::from_bits(w[16 + 1] as u32), z: f32::from_bits(w[16 + 2] as u32), w: f32::from_bits(w[16 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -1472,7 +1474,7 @@ fn flat_mat4d_mul_vec(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 20 {
         return None;
     }
-    let r = aether_core::aether_mat4d_mul_vec(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] }, Vec4d { x: f64::from_bits(w[16 + 0]), y: f64::from_bits(w[16 + 1]), z: f64::from_bits(w[16 + 2]), w: f64::from_bits(w[16 + 3]) });
+    let r = aether_core::aether_mat4d_mul_vec(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] }, Vec4d { x: f64::from_bits(w[16]), y: f64::from_bits(w[16 + 1]), z: f64::from_bits(w[16 + 2]), w: f64::from_bits(w[16 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -1485,7 +1487,7 @@ fn flat_mat2f_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_mat2f_mul(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] }, Mat2f { m: [f32::from_bits(w[4 + 0] as u32), f32::from_bits(w[4 + 1] as u32), f32::from_bits(w[4 + 2] as u32), f32::from_bits(w[4 + 3] as u32)] });
+    let r = aether_core::aether_mat2f_mul(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] }, Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[4 + 1] as u32), f32::from_bits(w[4 + 2] as u32), f32::from_bits(w[4 + 3] as u32)] });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     for e in r.m {
         out.push(u64::from(e.to_bits()));
@@ -1497,7 +1499,7 @@ fn flat_mat2d_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_mat2d_mul(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] }, Mat2d { m: [f64::from_bits(w[4 + 0]), f64::from_bits(w[4 + 1]), f64::from_bits(w[4 + 2]), f64::from_bits(w[4 + 3])] });
+    let r = aether_core::aether_mat2d_mul(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] }, Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[4 + 1]), f64::from_bits(w[4 + 2]), f64::from_bits(w[4 + 3])] });
     let mut out: Vec<u64> = Vec::with_capacity(4);
     for e in r.m {
         out.push(e.to_bits());
@@ -1509,7 +1511,7 @@ fn flat_mat3f_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 18 {
         return None;
     }
-    let r = aether_core::aether_mat3f_mul(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] }, Mat3f { m: [f32::from_bits(w[9 + 0] as u32), f32::from_bits(w[9 + 1] as u32), f32::from_bits(w[9 + 2] as u32), f32::from_bits(w[9 + 3] as u32), f32::from_bits(w[9 + 4] as u32), f32::from_bits(w[9 + 5] as u32), f32::from_bits(w[9 + 6] as u32), f32::from_bits(w[9 + 7] as u32), f32::from_bits(w[9 + 8] as u32)] });
+    let r = aether_core::aether_mat3f_mul(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] }, Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[9 + 1] as u32), f32::from_bits(w[9 + 2] as u32), f32::from_bits(w[9 + 3] as u32), f32::from_bits(w[9 + 4] as u32), f32::from_bits(w[9 + 5] as u32), f32::from_bits(w[9 + 6] as u32), f32::from_bits(w[9 + 7] as u32), f32::from_bits(w[9 + 8] as u32)] });
     let mut out: Vec<u64> = Vec::with_capacity(9);
     for e in r.m {
         out.push(u64::from(e.to_bits()));
@@ -1521,7 +1523,7 @@ fn flat_mat3d_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 18 {
         return None;
     }
-    let r = aether_core::aether_mat3d_mul(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] }, Mat3d { m: [f64::from_bits(w[9 + 0]), f64::from_bits(w[9 + 1]), f64::from_bits(w[9 + 2]), f64::from_bits(w[9 + 3]), f64::from_bits(w[9 + 4]), f64::from_bits(w[9 + 5]), f64::from_bits(w[9 + 6]), f64::from_bits(w[9 + 7]), f64::from_bits(w[9 + 8])] });
+    let r = aether_core::aether_mat3d_mul(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] }, Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[9 + 1]), f64::from_bits(w[9 + 2]), f64::from_bits(w[9 + 3]), f64::from_bits(w[9 + 4]), f64::from_bits(w[9 + 5]), f64::from_bits(w[9 + 6]), f64::from_bits(w[9 + 7]), f64::from_bits(w[9 + 8])] });
     let mut out: Vec<u64> = Vec::with_capacity(9);
     for e in r.m {
         out.push(e.to_bits());
@@ -1533,7 +1535,7 @@ fn flat_mat4f_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 32 {
         return None;
     }
-    let r = aether_core::aether_mat4f_mul(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] }, Mat4f { m: [f32::from_bits(w[16 + 0] as u32), f32::from_bits(w[16 + 1] as u32), f32::from_bits(w[16 + 2] as u32), f32::from_bits(w[16 + 3] as u32), f32::from_bits(w[16 + 4] as u32), f32::from_bits(w[16 + 5] as u32), f32::from_bits(w[16 + 6] as u32), f32::from_bits(w[16 + 7] as u32), f32::from_bits(w[16 + 8] as u32), f32::from_bits(w[16 + 9] as u32), f32::from_bits(w[16 + 10] as u32), f32::from_bits(w[16 + 11] as u32), f32::from_bits(w[16 + 12] as u32), f32::from_bits(w[16 + 13] as u32), f32::from_bits(w[16 + 14] as u32), f32::from_bits(w[16 + 15] as u32)] });
+    let r = aether_core::aether_mat4f_mul(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] }, Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[16 + 1] as u32), f32::from_bits(w[16 + 2] as u32), f32::from_bits(w[16 + 3] as u32), f32::from_bits(w[16 + 4] as u32), f32::from_bits(w[16 + 5] as u32), f32::from_bits(w[16 + 6] as u32), f32::from_bits(w[16 + 7] as u32), f32::from_bits(w[16 + 8] as u32), f32::from_bits(w[16 + 9] as u32), f32::from_bits(w[16 + 10] as u32), f32::from_bits(w[16 + 11] as u32), f32::from_bits(w[16 + 12] as u32), f32::from_bits(w[16 + 13] as u32), f32::from_bits(w[16 + 14] as u32), f32::from_bits(w[16 + 15] as u32)] });
     let mut out: Vec<u64> = Vec::with_capacity(16);
     for e in r.m {
         out.push(u64::from(e.to_bits()));
@@ -1545,7 +1547,7 @@ fn flat_mat4d_mul(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 32 {
         return None;
     }
-    let r = aether_core::aether_mat4d_mul(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] }, Mat4d { m: [f64::from_bits(w[16 + 0]), f64::from_bits(w[16 + 1]), f64::from_bits(w[16 + 2]), f64::from_bits(w[16 + 3]), f64::from_bits(w[16 + 4]), f64::from_bits(w[16 + 5]), f64::from_bits(w[16 + 6]), f64::from_bits(w[16 + 7]), f64::from_bits(w[16 + 8]), f64::from_bits(w[16 + 9]), f64::from_bits(w[16 + 10]), f64::from_bits(w[16 + 11]), f64::from_bits(w[16 + 12]), f64::from_bits(w[16 + 13]), f64::from_bits(w[16 + 14]), f64::from_bits(w[16 + 15])] });
+    let r = aether_core::aether_mat4d_mul(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] }, Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[16 + 1]), f64::from_bits(w[16 + 2]), f64::from_bits(w[16 + 3]), f64::from_bits(w[16 + 4]), f64::from_bits(w[16 + 5]), f64::from_bits(w[16 + 6]), f64::from_bits(w[16 + 7]), f64::from_bits(w[16 + 8]), f64::from_bits(w[16 + 9]), f64::from_bits(w[16 + 10]), f64::from_bits(w[16 + 11]), f64::from_bits(w[16 + 12]), f64::from_bits(w[16 + 13]), f64::from_bits(w[16 + 14]), f64::from_bits(w[16 + 15])] });
     let mut out: Vec<u64> = Vec::with_capacity(16);
     for e in r.m {
         out.push(e.to_bits());
@@ -1701,7 +1703,7 @@ fn flat_mat2f_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_mat2f_dot(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] }, Mat2f { m: [f32::from_bits(w[4 + 0] as u32), f32::from_bits(w[4 + 1] as u32), f32::from_bits(w[4 + 2] as u32), f32::from_bits(w[4 + 3] as u32)] });
+    let r = aether_core::aether_mat2f_dot(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] }, Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[4 + 1] as u32), f32::from_bits(w[4 + 2] as u32), f32::from_bits(w[4 + 3] as u32)] });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -1711,7 +1713,7 @@ fn flat_mat2d_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 8 {
         return None;
     }
-    let r = aether_core::aether_mat2d_dot(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] }, Mat2d { m: [f64::from_bits(w[4 + 0]), f64::from_bits(w[4 + 1]), f64::from_bits(w[4 + 2]), f64::from_bits(w[4 + 3])] });
+    let r = aether_core::aether_mat2d_dot(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] }, Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[4 + 1]), f64::from_bits(w[4 + 2]), f64::from_bits(w[4 + 3])] });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -1721,7 +1723,7 @@ fn flat_mat3f_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 18 {
         return None;
     }
-    let r = aether_core::aether_mat3f_dot(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] }, Mat3f { m: [f32::from_bits(w[9 + 0] as u32), f32::from_bits(w[9 + 1] as u32), f32::from_bits(w[9 + 2] as u32), f32::from_bits(w[9 + 3] as u32), f32::from_bits(w[9 + 4] as u32), f32::from_bits(w[9 + 5] as u32), f32::from_bits(w[9 + 6] as u32), f32::from_bits(w[9 + 7] as u32), f32::from_bits(w[9 + 8] as u32)] });
+    let r = aether_core::aether_mat3f_dot(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] }, Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[9 + 1] as u32), f32::from_bits(w[9 + 2] as u32), f32::from_bits(w[9 + 3] as u32), f32::from_bits(w[9 + 4] as u32), f32::from_bits(w[9 + 5] as u32), f32::from_bits(w[9 + 6] as u32), f32::from_bits(w[9 + 7] as u32), f32::from_bits(w[9 + 8] as u32)] });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -1731,7 +1733,7 @@ fn flat_mat3d_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 18 {
         return None;
     }
-    let r = aether_core::aether_mat3d_dot(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] }, Mat3d { m: [f64::from_bits(w[9 + 0]), f64::from_bits(w[9 + 1]), f64::from_bits(w[9 + 2]), f64::from_bits(w[9 + 3]), f64::from_bits(w[9 + 4]), f64::from_bits(w[9 + 5]), f64::from_bits(w[9 + 6]), f64::from_bits(w[9 + 7]), f64::from_bits(w[9 + 8])] });
+    let r = aether_core::aether_mat3d_dot(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] }, Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[9 + 1]), f64::from_bits(w[9 + 2]), f64::from_bits(w[9 + 3]), f64::from_bits(w[9 + 4]), f64::from_bits(w[9 + 5]), f64::from_bits(w[9 + 6]), f64::from_bits(w[9 + 7]), f64::from_bits(w[9 + 8])] });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -1741,7 +1743,7 @@ fn flat_mat4f_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 32 {
         return None;
     }
-    let r = aether_core::aether_mat4f_dot(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] }, Mat4f { m: [f32::from_bits(w[16 + 0] as u32), f32::from_bits(w[16 + 1] as u32), f32::from_bits(w[16 + 2] as u32), f32::from_bits(w[16 + 3] as u32), f32::from_bits(w[16 + 4] as u32), f32::from_bits(w[16 + 5] as u32), f32::from_bits(w[16 + 6] as u32), f32::from_bits(w[16 + 7] as u32), f32::from_bits(w[16 + 8] as u32), f32::from_bits(w[16 + 9] as u32), f32::from_bits(w[16 + 10] as u32), f32::from_bits(w[16 + 11] as u32), f32::from_bits(w[16 + 12] as u32), f32::from_bits(w[16 + 13] as u32), f32::from_bits(w[16 + 14] as u32), f32::from_bits(w[16 + 15] as u32)] });
+    let r = aether_core::aether_mat4f_dot(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] }, Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[16 + 1] as u32), f32::from_bits(w[16 + 2] as u32), f32::from_bits(w[16 + 3] as u32), f32::from_bits(w[16 + 4] as u32), f32::from_bits(w[16 + 5] as u32), f32::from_bits(w[16 + 6] as u32), f32::from_bits(w[16 + 7] as u32), f32::from_bits(w[16 + 8] as u32), f32::from_bits(w[16 + 9] as u32), f32::from_bits(w[16 + 10] as u32), f32::from_bits(w[16 + 11] as u32), f32::from_bits(w[16 + 12] as u32), f32::from_bits(w[16 + 13] as u32), f32::from_bits(w[16 + 14] as u32), f32::from_bits(w[16 + 15] as u32)] });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -1751,7 +1753,7 @@ fn flat_mat4d_dot(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 32 {
         return None;
     }
-    let r = aether_core::aether_mat4d_dot(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] }, Mat4d { m: [f64::from_bits(w[16 + 0]), f64::from_bits(w[16 + 1]), f64::from_bits(w[16 + 2]), f64::from_bits(w[16 + 3]), f64::from_bits(w[16 + 4]), f64::from_bits(w[16 + 5]), f64::from_bits(w[16 + 6]), f64::from_bits(w[16 + 7]), f64::from_bits(w[16 + 8]), f64::from_bits(w[16 + 9]), f64::from_bits(w[16 + 10]), f64::from_bits(w[16 + 11]), f64::from_bits(w[16 + 12]), f64::from_bits(w[16 + 13]), f64::from_bits(w[16 + 14]), f64::from_bits(w[16 + 15])] });
+    let r = aether_core::aether_mat4d_dot(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] }, Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[16 + 1]), f64::from_bits(w[16 + 2]), f64::from_bits(w[16 + 3]), f64::from_bits(w[16 + 4]), f64::from_bits(w[16 + 5]), f64::from_bits(w[16 + 6]), f64::from_bits(w[16 + 7]), f64::from_bits(w[16 + 8]), f64::from_bits(w[16 + 9]), f64::from_bits(w[16 + 10]), f64::from_bits(w[16 + 11]), f64::from_bits(w[16 + 12]), f64::from_bits(w[16 + 13]), f64::from_bits(w[16 + 14]), f64::from_bits(w[16 + 15])] });
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -1893,7 +1895,7 @@ fn flat_f32_two_sum_err(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_f32_two_sum_err(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32), f32::from_bits(w[2 + 0] as u32));
+    let r = aether_core::aether_f32_two_sum_err(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -1903,7 +1905,7 @@ fn flat_f64_two_sum_err(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_f64_two_sum_err(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]), f64::from_bits(w[2 + 0]));
+    let r = aether_core::aether_f64_two_sum_err(f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -1913,7 +1915,7 @@ fn flat_f32_two_sum(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f32_two_sum(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32));
+    let r = aether_core::aether_f32_two_sum(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.hi.to_bits()));
     out.push(u64::from(r.comp.to_bits()));
@@ -1924,7 +1926,7 @@ fn flat_f64_two_sum(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f64_two_sum(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]));
+    let r = aether_core::aether_f64_two_sum(f64::from_bits(w[0]), f64::from_bits(w[1]));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.hi.to_bits());
     out.push(r.comp.to_bits());
@@ -1935,7 +1937,7 @@ fn flat_pairf_neumaier_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_pairf_neumaier_add(Pairf { hi: f32::from_bits(w[0] as u32), comp: f32::from_bits(w[1] as u32) }, f32::from_bits(w[2 + 0] as u32));
+    let r = aether_core::aether_pairf_neumaier_add(Pairf { hi: f32::from_bits(w[0] as u32), comp: f32::from_bits(w[1] as u32) }, f32::from_bits(w[2] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.hi.to_bits()));
     out.push(u64::from(r.comp.to_bits()));
@@ -1946,7 +1948,7 @@ fn flat_paird_neumaier_add(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_paird_neumaier_add(Paird { hi: f64::from_bits(w[0]), comp: f64::from_bits(w[1]) }, f64::from_bits(w[2 + 0]));
+    let r = aether_core::aether_paird_neumaier_add(Paird { hi: f64::from_bits(w[0]), comp: f64::from_bits(w[1]) }, f64::from_bits(w[2]));
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.hi.to_bits());
     out.push(r.comp.to_bits());
@@ -1957,7 +1959,7 @@ fn flat_pairf_combine(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_pairf_combine(Pairf { hi: f32::from_bits(w[0] as u32), comp: f32::from_bits(w[1] as u32) }, Pairf { hi: f32::from_bits(w[2 + 0] as u32), comp: f32::from_bits(w[2 + 1] as u32) });
+    let r = aether_core::aether_pairf_combine(Pairf { hi: f32::from_bits(w[0] as u32), comp: f32::from_bits(w[1] as u32) }, Pairf { hi: f32::from_bits(w[2] as u32), comp: f32::from_bits(w[2 + 1] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.hi.to_bits()));
     out.push(u64::from(r.comp.to_bits()));
@@ -1968,7 +1970,7 @@ fn flat_paird_combine(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_paird_combine(Paird { hi: f64::from_bits(w[0]), comp: f64::from_bits(w[1]) }, Paird { hi: f64::from_bits(w[2 + 0]), comp: f64::from_bits(w[2 + 1]) });
+    let r = aether_core::aether_paird_combine(Paird { hi: f64::from_bits(w[0]), comp: f64::from_bits(w[1]) }, Paird { hi: f64::from_bits(w[2]), comp: f64::from_bits(w[2 + 1]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.hi.to_bits());
     out.push(r.comp.to_bits());
@@ -2261,7 +2263,7 @@ fn flat_f32_atan2(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f32_atan2(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32));
+    let r = aether_core::aether_f32_atan2(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -2271,7 +2273,7 @@ fn flat_f64_atan2(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f64_atan2(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]));
+    let r = aether_core::aether_f64_atan2(f64::from_bits(w[0]), f64::from_bits(w[1]));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -2361,7 +2363,7 @@ fn flat_f32_pow(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f32_pow(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32));
+    let r = aether_core::aether_f32_pow(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(u64::from(r.to_bits()));
     Some(out)
@@ -2371,7 +2373,7 @@ fn flat_f64_pow(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 2 {
         return None;
     }
-    let r = aether_core::aether_f64_pow(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]));
+    let r = aether_core::aether_f64_pow(f64::from_bits(w[0]), f64::from_bits(w[1]));
     let mut out: Vec<u64> = Vec::with_capacity(1);
     out.push(r.to_bits());
     Some(out)
@@ -2441,7 +2443,7 @@ fn flat_quatf_from_axis_angle(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_quatf_from_axis_angle(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, f32::from_bits(w[3 + 0] as u32));
+    let r = aether_core::aether_quatf_from_axis_angle(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) }, f32::from_bits(w[3] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.w.to_bits()));
     out.push(u64::from(r.x.to_bits()));
@@ -2454,7 +2456,7 @@ fn flat_quatd_from_axis_angle(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 4 {
         return None;
     }
-    let r = aether_core::aether_quatd_from_axis_angle(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, f64::from_bits(w[3 + 0]));
+    let r = aether_core::aether_quatd_from_axis_angle(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) }, f64::from_bits(w[3]));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.w.to_bits());
     out.push(r.x.to_bits());
@@ -2467,7 +2469,7 @@ fn flat_mat3f_from_euler_xyz(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_mat3f_from_euler_xyz(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32), f32::from_bits(w[2 + 0] as u32));
+    let r = aether_core::aether_mat3f_from_euler_xyz(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(9);
     for e in r.m {
         out.push(u64::from(e.to_bits()));
@@ -2479,7 +2481,7 @@ fn flat_mat3d_from_euler_xyz(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_mat3d_from_euler_xyz(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]), f64::from_bits(w[2 + 0]));
+    let r = aether_core::aether_mat3d_from_euler_xyz(f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]));
     let mut out: Vec<u64> = Vec::with_capacity(9);
     for e in r.m {
         out.push(e.to_bits());
@@ -2491,7 +2493,7 @@ fn flat_quatf_slerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 9 {
         return None;
     }
-    let r = aether_core::aether_quatf_slerp(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) }, Quatf { w: f32::from_bits(w[4 + 0] as u32), x: f32::from_bits(w[4 + 1] as u32), y: f32::from_bits(w[4 + 2] as u32), z: f32::from_bits(w[4 + 3] as u32) }, f32::from_bits(w[8 + 0] as u32));
+    let r = aether_core::aether_quatf_slerp(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) }, Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[4 + 1] as u32), y: f32::from_bits(w[4 + 2] as u32), z: f32::from_bits(w[4 + 3] as u32) }, f32::from_bits(w[8] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.w.to_bits()));
     out.push(u64::from(r.x.to_bits()));
@@ -2504,7 +2506,7 @@ fn flat_quatd_slerp(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 9 {
         return None;
     }
-    let r = aether_core::aether_quatd_slerp(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) }, Quatd { w: f64::from_bits(w[4 + 0]), x: f64::from_bits(w[4 + 1]), y: f64::from_bits(w[4 + 2]), z: f64::from_bits(w[4 + 3]) }, f64::from_bits(w[8 + 0]));
+    let r = aether_core::aether_quatd_slerp(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) }, Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[4 + 1]), y: f64::from_bits(w[4 + 2]), z: f64::from_bits(w[4 + 3]) }, f64::from_bits(w[8]));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.w.to_bits());
     out.push(r.x.to_bits());
@@ -2517,7 +2519,7 @@ fn flat_f32_jacobi_rotation(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_f32_jacobi_rotation(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32), f32::from_bits(w[2 + 0] as u32));
+    let r = aether_core::aether_f32_jacobi_rotation(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(u64::from(r.c.to_bits()));
     out.push(u64::from(r.s.to_bits()));
@@ -2530,7 +2532,7 @@ fn flat_f64_jacobi_rotation(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 3 {
         return None;
     }
-    let r = aether_core::aether_f64_jacobi_rotation(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]), f64::from_bits(w[2 + 0]));
+    let r = aether_core::aether_f64_jacobi_rotation(f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]));
     let mut out: Vec<u64> = Vec::with_capacity(4);
     out.push(r.c.to_bits());
     out.push(r.s.to_bits());
@@ -2543,7 +2545,7 @@ fn flat_f32_jacobi_update(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_f32_jacobi_update(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32), Rotationf { c: f32::from_bits(w[2 + 0] as u32), s: f32::from_bits(w[2 + 1] as u32), t: f32::from_bits(w[2 + 2] as u32), tau: f32::from_bits(w[2 + 3] as u32) });
+    let r = aether_core::aether_f32_jacobi_update(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), Rotationf { c: f32::from_bits(w[2] as u32), s: f32::from_bits(w[2 + 1] as u32), t: f32::from_bits(w[2 + 2] as u32), tau: f32::from_bits(w[2 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -2554,7 +2556,7 @@ fn flat_f64_jacobi_update(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 6 {
         return None;
     }
-    let r = aether_core::aether_f64_jacobi_update(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]), Rotationd { c: f64::from_bits(w[2 + 0]), s: f64::from_bits(w[2 + 1]), t: f64::from_bits(w[2 + 2]), tau: f64::from_bits(w[2 + 3]) });
+    let r = aether_core::aether_f64_jacobi_update(f64::from_bits(w[0]), f64::from_bits(w[1]), Rotationd { c: f64::from_bits(w[2]), s: f64::from_bits(w[2 + 1]), t: f64::from_bits(w[2 + 2]), tau: f64::from_bits(w[2 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -2565,7 +2567,7 @@ fn flat_f32_jacobi_diag(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 7 {
         return None;
     }
-    let r = aether_core::aether_f32_jacobi_diag(f32::from_bits(w[0] as u32), f32::from_bits(w[1 + 0] as u32), f32::from_bits(w[2 + 0] as u32), Rotationf { c: f32::from_bits(w[3 + 0] as u32), s: f32::from_bits(w[3 + 1] as u32), t: f32::from_bits(w[3 + 2] as u32), tau: f32::from_bits(w[3 + 3] as u32) });
+    let r = aether_core::aether_f32_jacobi_diag(f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), Rotationf { c: f32::from_bits(w[3] as u32), s: f32::from_bits(w[3 + 1] as u32), t: f32::from_bits(w[3 + 2] as u32), tau: f32::from_bits(w[3 + 3] as u32) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(u64::from(r.x.to_bits()));
     out.push(u64::from(r.y.to_bits()));
@@ -2576,7 +2578,7 @@ fn flat_f64_jacobi_diag(w: &[u64]) -> Option<Vec<u64>> {
     if w.len() != 7 {
         return None;
     }
-    let r = aether_core::aether_f64_jacobi_diag(f64::from_bits(w[0]), f64::from_bits(w[1 + 0]), f64::from_bits(w[2 + 0]), Rotationd { c: f64::from_bits(w[3 + 0]), s: f64::from_bits(w[3 + 1]), t: f64::from_bits(w[3 + 2]), tau: f64::from_bits(w[3 + 3]) });
+    let r = aether_core::aether_f64_jacobi_diag(f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), Rotationd { c: f64::from_bits(w[3]), s: f64::from_bits(w[3 + 1]), t: f64::from_bits(w[3 + 2]), tau: f64::from_bits(w[3 + 3]) });
     let mut out: Vec<u64> = Vec::with_capacity(2);
     out.push(r.x.to_bits());
     out.push(r.y.to_bits());
@@ -2589,7 +2591,7 @@ fn flat_pairf_reduce32(w: &[u64]) -> Option<Vec<u64>> {
     }
     let mut lanes = [aether_core::Pairf::ZERO; 32];
     for (i, l) in lanes.iter_mut().enumerate() {
-        *l = Pairf { hi: f32::from_bits(w[2 * i + 0] as u32), comp: f32::from_bits(w[2 * i + 1] as u32) };
+        *l = Pairf { hi: f32::from_bits(w[2 * i] as u32), comp: f32::from_bits(w[2 * i + 1] as u32) };
     }
     let p = aether_core::aether_pairf_reduce32(&lanes);
     let mut out: Vec<u64> = Vec::with_capacity(2);
@@ -2604,7 +2606,7 @@ fn flat_paird_reduce32(w: &[u64]) -> Option<Vec<u64>> {
     }
     let mut lanes = [aether_core::Paird::ZERO; 32];
     for (i, l) in lanes.iter_mut().enumerate() {
-        *l = Paird { hi: f64::from_bits(w[2 * i + 0]), comp: f64::from_bits(w[2 * i + 1]) };
+        *l = Paird { hi: f64::from_bits(w[2 * i]), comp: f64::from_bits(w[2 * i + 1]) };
     }
     let p = aether_core::aether_paird_reduce32(&lanes);
     let mut out: Vec<u64> = Vec::with_capacity(2);
@@ -2621,7 +2623,7 @@ fn flat_f32_lanes_sum(w: &[u64]) -> Option<Vec<u64>> {
     let x: Vec<f32> = w[65..].iter().map(|&u| f32::from_bits(u as u32)).collect();
     let mut lanes = [aether_core::Pairf::ZERO; 32];
     for (i, l) in lanes.iter_mut().enumerate() {
-        *l = Pairf { hi: f32::from_bits(w[2 * i + 0] as u32), comp: f32::from_bits(w[2 * i + 1] as u32) };
+        *l = Pairf { hi: f32::from_bits(w[2 * i] as u32), comp: f32::from_bits(w[2 * i + 1] as u32) };
     }
     let first = usize::try_from(w[64]).ok()?;
     aether_core::aether_f32_lanes_sum(&mut lanes, first, &x[0 * n..1 * n]).ok()?;
@@ -2641,7 +2643,7 @@ fn flat_f64_lanes_sum(w: &[u64]) -> Option<Vec<u64>> {
     let x: Vec<f64> = w[65..].iter().map(|&u| f64::from_bits(u)).collect();
     let mut lanes = [aether_core::Paird::ZERO; 32];
     for (i, l) in lanes.iter_mut().enumerate() {
-        *l = Paird { hi: f64::from_bits(w[2 * i + 0]), comp: f64::from_bits(w[2 * i + 1]) };
+        *l = Paird { hi: f64::from_bits(w[2 * i]), comp: f64::from_bits(w[2 * i + 1]) };
     }
     let first = usize::try_from(w[64]).ok()?;
     aether_core::aether_f64_lanes_sum(&mut lanes, first, &x[0 * n..1 * n]).ok()?;
@@ -2661,7 +2663,7 @@ fn flat_f32_lanes_dot(w: &[u64]) -> Option<Vec<u64>> {
     let x: Vec<f32> = w[65..].iter().map(|&u| f32::from_bits(u as u32)).collect();
     let mut lanes = [aether_core::Pairf::ZERO; 32];
     for (i, l) in lanes.iter_mut().enumerate() {
-        *l = Pairf { hi: f32::from_bits(w[2 * i + 0] as u32), comp: f32::from_bits(w[2 * i + 1] as u32) };
+        *l = Pairf { hi: f32::from_bits(w[2 * i] as u32), comp: f32::from_bits(w[2 * i + 1] as u32) };
     }
     let first = usize::try_from(w[64]).ok()?;
     aether_core::aether_f32_lanes_dot(&mut lanes, first, &x[0 * n..1 * n], &x[1 * n..2 * n]).ok()?;
@@ -2681,7 +2683,7 @@ fn flat_f64_lanes_dot(w: &[u64]) -> Option<Vec<u64>> {
     let x: Vec<f64> = w[65..].iter().map(|&u| f64::from_bits(u)).collect();
     let mut lanes = [aether_core::Paird::ZERO; 32];
     for (i, l) in lanes.iter_mut().enumerate() {
-        *l = Paird { hi: f64::from_bits(w[2 * i + 0]), comp: f64::from_bits(w[2 * i + 1]) };
+        *l = Paird { hi: f64::from_bits(w[2 * i]), comp: f64::from_bits(w[2 * i + 1]) };
     }
     let first = usize::try_from(w[64]).ok()?;
     aether_core::aether_f64_lanes_dot(&mut lanes, first, &x[0 * n..1 * n], &x[1 * n..2 * n]).ok()?;
@@ -2743,7 +2745,7 @@ fn flat_f32_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f32; slots];
     for rec in w[1..].chunks(2) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = f32::from_bits(rec[1 + 0] as u32);
+        let term = f32::from_bits(rec[1] as u32);
         aether_core::aether_f32_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -2762,7 +2764,7 @@ fn flat_f64_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f64; slots];
     for rec in w[1..].chunks(2) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = f64::from_bits(rec[1 + 0]);
+        let term = f64::from_bits(rec[1]);
         aether_core::aether_f64_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -2781,7 +2783,7 @@ fn flat_vec2f_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f32; slots];
     for rec in w[1..].chunks(3) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = Vec2f { x: f32::from_bits(rec[1 + 0] as u32), y: f32::from_bits(rec[1 + 1] as u32) };
+        let term = Vec2f { x: f32::from_bits(rec[1] as u32), y: f32::from_bits(rec[1 + 1] as u32) };
         aether_core::aether_vec2f_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -2800,7 +2802,7 @@ fn flat_vec2d_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f64; slots];
     for rec in w[1..].chunks(3) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = Vec2d { x: f64::from_bits(rec[1 + 0]), y: f64::from_bits(rec[1 + 1]) };
+        let term = Vec2d { x: f64::from_bits(rec[1]), y: f64::from_bits(rec[1 + 1]) };
         aether_core::aether_vec2d_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -2819,7 +2821,7 @@ fn flat_vec3f_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f32; slots];
     for rec in w[1..].chunks(4) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = Vec3f { x: f32::from_bits(rec[1 + 0] as u32), y: f32::from_bits(rec[1 + 1] as u32), z: f32::from_bits(rec[1 + 2] as u32) };
+        let term = Vec3f { x: f32::from_bits(rec[1] as u32), y: f32::from_bits(rec[1 + 1] as u32), z: f32::from_bits(rec[1 + 2] as u32) };
         aether_core::aether_vec3f_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -2838,7 +2840,7 @@ fn flat_vec3d_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f64; slots];
     for rec in w[1..].chunks(4) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = Vec3d { x: f64::from_bits(rec[1 + 0]), y: f64::from_bits(rec[1 + 1]), z: f64::from_bits(rec[1 + 2]) };
+        let term = Vec3d { x: f64::from_bits(rec[1]), y: f64::from_bits(rec[1 + 1]), z: f64::from_bits(rec[1 + 2]) };
         aether_core::aether_vec3d_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -2857,7 +2859,7 @@ fn flat_vec4f_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f32; slots];
     for rec in w[1..].chunks(5) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = Vec4f { x: f32::from_bits(rec[1 + 0] as u32), y: f32::from_bits(rec[1 + 1] as u32), z: f32::from_bits(rec[1 + 2] as u32), w: f32::from_bits(rec[1 + 3] as u32) };
+        let term = Vec4f { x: f32::from_bits(rec[1] as u32), y: f32::from_bits(rec[1 + 1] as u32), z: f32::from_bits(rec[1 + 2] as u32), w: f32::from_bits(rec[1 + 3] as u32) };
         aether_core::aether_vec4f_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -2876,7 +2878,7 @@ fn flat_vec4d_plane_add(w: &[u64]) -> Option<Vec<u64>> {
     let mut comp = vec![0.0_f64; slots];
     for rec in w[1..].chunks(5) {
         let element = usize::try_from(rec[0]).ok()?;
-        let term = Vec4d { x: f64::from_bits(rec[1 + 0]), y: f64::from_bits(rec[1 + 1]), z: f64::from_bits(rec[1 + 2]), w: f64::from_bits(rec[1 + 3]) };
+        let term = Vec4d { x: f64::from_bits(rec[1]), y: f64::from_bits(rec[1 + 1]), z: f64::from_bits(rec[1 + 2]), w: f64::from_bits(rec[1 + 3]) };
         aether_core::aether_vec4d_plane_add(&mut value, &mut comp, element, term).ok()?;
     }
     let mut out: Vec<u64> = Vec::with_capacity(2 * slots);
@@ -3216,7 +3218,7 @@ fn flat_mat2f_lu_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(8) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[6 + 0] as u32), y: f32::from_bits(x[6 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[6] as u32), y: f32::from_bits(x[6 + 1] as u32) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 2];
     for (l, x) in w.chunks(8).enumerate() {
@@ -3248,7 +3250,7 @@ fn flat_mat2f_lu_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(8) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[6 + 0] as u32), y: f32::from_bits(x[6 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[6] as u32), y: f32::from_bits(x[6 + 1] as u32) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 2];
     for (l, x) in w.chunks(8).enumerate() {
@@ -3280,7 +3282,7 @@ fn flat_mat2d_lu_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(8) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[6 + 0]), y: f64::from_bits(x[6 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[6]), y: f64::from_bits(x[6 + 1]) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 2];
     for (l, x) in w.chunks(8).enumerate() {
@@ -3312,7 +3314,7 @@ fn flat_mat2d_lu_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(8) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[6 + 0]), y: f64::from_bits(x[6 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[6]), y: f64::from_bits(x[6 + 1]) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 2];
     for (l, x) in w.chunks(8).enumerate() {
@@ -3344,7 +3346,7 @@ fn flat_mat3f_lu_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(15) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[12 + 0] as u32), y: f32::from_bits(x[12 + 1] as u32), z: f32::from_bits(x[12 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[12] as u32), y: f32::from_bits(x[12 + 1] as u32), z: f32::from_bits(x[12 + 2] as u32) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 3];
     for (l, x) in w.chunks(15).enumerate() {
@@ -3377,7 +3379,7 @@ fn flat_mat3f_lu_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(15) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[12 + 0] as u32), y: f32::from_bits(x[12 + 1] as u32), z: f32::from_bits(x[12 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[12] as u32), y: f32::from_bits(x[12 + 1] as u32), z: f32::from_bits(x[12 + 2] as u32) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 3];
     for (l, x) in w.chunks(15).enumerate() {
@@ -3410,7 +3412,7 @@ fn flat_mat3d_lu_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(15) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[12 + 0]), y: f64::from_bits(x[12 + 1]), z: f64::from_bits(x[12 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[12]), y: f64::from_bits(x[12 + 1]), z: f64::from_bits(x[12 + 2]) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 3];
     for (l, x) in w.chunks(15).enumerate() {
@@ -3443,7 +3445,7 @@ fn flat_mat3d_lu_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(15) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[12 + 0]), y: f64::from_bits(x[12 + 1]), z: f64::from_bits(x[12 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[12]), y: f64::from_bits(x[12 + 1]), z: f64::from_bits(x[12 + 2]) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 3];
     for (l, x) in w.chunks(15).enumerate() {
@@ -3476,7 +3478,7 @@ fn flat_mat4f_lu_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(24) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[20 + 0] as u32), y: f32::from_bits(x[20 + 1] as u32), z: f32::from_bits(x[20 + 2] as u32), w: f32::from_bits(x[20 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[20] as u32), y: f32::from_bits(x[20 + 1] as u32), z: f32::from_bits(x[20 + 2] as u32), w: f32::from_bits(x[20 + 3] as u32) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 4];
     for (l, x) in w.chunks(24).enumerate() {
@@ -3510,7 +3512,7 @@ fn flat_mat4f_lu_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(24) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[20 + 0] as u32), y: f32::from_bits(x[20 + 1] as u32), z: f32::from_bits(x[20 + 2] as u32), w: f32::from_bits(x[20 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[20] as u32), y: f32::from_bits(x[20 + 1] as u32), z: f32::from_bits(x[20 + 2] as u32), w: f32::from_bits(x[20 + 3] as u32) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 4];
     for (l, x) in w.chunks(24).enumerate() {
@@ -3544,7 +3546,7 @@ fn flat_mat4d_lu_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(24) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[20 + 0]), y: f64::from_bits(x[20 + 1]), z: f64::from_bits(x[20 + 2]), w: f64::from_bits(x[20 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[20]), y: f64::from_bits(x[20 + 1]), z: f64::from_bits(x[20 + 2]), w: f64::from_bits(x[20 + 3]) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 4];
     for (l, x) in w.chunks(24).enumerate() {
@@ -3578,7 +3580,7 @@ fn flat_mat4d_lu_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(24) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[20 + 0]), y: f64::from_bits(x[20 + 1]), z: f64::from_bits(x[20 + 2]), w: f64::from_bits(x[20 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[20]), y: f64::from_bits(x[20 + 1]), z: f64::from_bits(x[20 + 2]), w: f64::from_bits(x[20 + 3]) });
     }
     let mut ipiv: Vec<i32> = vec![0; count * 4];
     for (l, x) in w.chunks(24).enumerate() {
@@ -3612,7 +3614,7 @@ fn flat_mat2f_solve_lower(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     r[0] = aether_core::aether_mat2f_solve_lower(a[0], b[0]);
@@ -3633,7 +3635,7 @@ fn flat_mat2f_solve_lower_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     aether_core::aether_mat2f_solve_lower_lanes(&a, &b, &mut r).ok()?;
@@ -3654,7 +3656,7 @@ fn flat_mat2d_solve_lower(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     r[0] = aether_core::aether_mat2d_solve_lower(a[0], b[0]);
@@ -3675,7 +3677,7 @@ fn flat_mat2d_solve_lower_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     aether_core::aether_mat2d_solve_lower_lanes(&a, &b, &mut r).ok()?;
@@ -3696,7 +3698,7 @@ fn flat_mat3f_solve_lower(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     r[0] = aether_core::aether_mat3f_solve_lower(a[0], b[0]);
@@ -3718,7 +3720,7 @@ fn flat_mat3f_solve_lower_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     aether_core::aether_mat3f_solve_lower_lanes(&a, &b, &mut r).ok()?;
@@ -3740,7 +3742,7 @@ fn flat_mat3d_solve_lower(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     r[0] = aether_core::aether_mat3d_solve_lower(a[0], b[0]);
@@ -3762,7 +3764,7 @@ fn flat_mat3d_solve_lower_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     aether_core::aether_mat3d_solve_lower_lanes(&a, &b, &mut r).ok()?;
@@ -3784,7 +3786,7 @@ fn flat_mat4f_solve_lower(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     r[0] = aether_core::aether_mat4f_solve_lower(a[0], b[0]);
@@ -3807,7 +3809,7 @@ fn flat_mat4f_solve_lower_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     aether_core::aether_mat4f_solve_lower_lanes(&a, &b, &mut r).ok()?;
@@ -3830,7 +3832,7 @@ fn flat_mat4d_solve_lower(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     r[0] = aether_core::aether_mat4d_solve_lower(a[0], b[0]);
@@ -3853,7 +3855,7 @@ fn flat_mat4d_solve_lower_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     aether_core::aether_mat4d_solve_lower_lanes(&a, &b, &mut r).ok()?;
@@ -3876,7 +3878,7 @@ fn flat_mat2f_solve_lower_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     r[0] = aether_core::aether_mat2f_solve_lower_unit(a[0], b[0]);
@@ -3897,7 +3899,7 @@ fn flat_mat2f_solve_lower_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     aether_core::aether_mat2f_solve_lower_unit_lanes(&a, &b, &mut r).ok()?;
@@ -3918,7 +3920,7 @@ fn flat_mat2d_solve_lower_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     r[0] = aether_core::aether_mat2d_solve_lower_unit(a[0], b[0]);
@@ -3939,7 +3941,7 @@ fn flat_mat2d_solve_lower_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     aether_core::aether_mat2d_solve_lower_unit_lanes(&a, &b, &mut r).ok()?;
@@ -3960,7 +3962,7 @@ fn flat_mat3f_solve_lower_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     r[0] = aether_core::aether_mat3f_solve_lower_unit(a[0], b[0]);
@@ -3982,7 +3984,7 @@ fn flat_mat3f_solve_lower_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     aether_core::aether_mat3f_solve_lower_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4004,7 +4006,7 @@ fn flat_mat3d_solve_lower_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     r[0] = aether_core::aether_mat3d_solve_lower_unit(a[0], b[0]);
@@ -4026,7 +4028,7 @@ fn flat_mat3d_solve_lower_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     aether_core::aether_mat3d_solve_lower_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4048,7 +4050,7 @@ fn flat_mat4f_solve_lower_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     r[0] = aether_core::aether_mat4f_solve_lower_unit(a[0], b[0]);
@@ -4071,7 +4073,7 @@ fn flat_mat4f_solve_lower_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     aether_core::aether_mat4f_solve_lower_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4094,7 +4096,7 @@ fn flat_mat4d_solve_lower_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     r[0] = aether_core::aether_mat4d_solve_lower_unit(a[0], b[0]);
@@ -4117,7 +4119,7 @@ fn flat_mat4d_solve_lower_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     aether_core::aether_mat4d_solve_lower_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4140,7 +4142,7 @@ fn flat_mat2f_solve_upper(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     r[0] = aether_core::aether_mat2f_solve_upper(a[0], b[0]);
@@ -4161,7 +4163,7 @@ fn flat_mat2f_solve_upper_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     aether_core::aether_mat2f_solve_upper_lanes(&a, &b, &mut r).ok()?;
@@ -4182,7 +4184,7 @@ fn flat_mat2d_solve_upper(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     r[0] = aether_core::aether_mat2d_solve_upper(a[0], b[0]);
@@ -4203,7 +4205,7 @@ fn flat_mat2d_solve_upper_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     aether_core::aether_mat2d_solve_upper_lanes(&a, &b, &mut r).ok()?;
@@ -4224,7 +4226,7 @@ fn flat_mat3f_solve_upper(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     r[0] = aether_core::aether_mat3f_solve_upper(a[0], b[0]);
@@ -4246,7 +4248,7 @@ fn flat_mat3f_solve_upper_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     aether_core::aether_mat3f_solve_upper_lanes(&a, &b, &mut r).ok()?;
@@ -4268,7 +4270,7 @@ fn flat_mat3d_solve_upper(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     r[0] = aether_core::aether_mat3d_solve_upper(a[0], b[0]);
@@ -4290,7 +4292,7 @@ fn flat_mat3d_solve_upper_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     aether_core::aether_mat3d_solve_upper_lanes(&a, &b, &mut r).ok()?;
@@ -4312,7 +4314,7 @@ fn flat_mat4f_solve_upper(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     r[0] = aether_core::aether_mat4f_solve_upper(a[0], b[0]);
@@ -4335,7 +4337,7 @@ fn flat_mat4f_solve_upper_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     aether_core::aether_mat4f_solve_upper_lanes(&a, &b, &mut r).ok()?;
@@ -4358,7 +4360,7 @@ fn flat_mat4d_solve_upper(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     r[0] = aether_core::aether_mat4d_solve_upper(a[0], b[0]);
@@ -4381,7 +4383,7 @@ fn flat_mat4d_solve_upper_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     aether_core::aether_mat4d_solve_upper_lanes(&a, &b, &mut r).ok()?;
@@ -4404,7 +4406,7 @@ fn flat_mat2f_solve_upper_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     r[0] = aether_core::aether_mat2f_solve_upper_unit(a[0], b[0]);
@@ -4425,7 +4427,7 @@ fn flat_mat2f_solve_upper_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     aether_core::aether_mat2f_solve_upper_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4446,7 +4448,7 @@ fn flat_mat2d_solve_upper_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     r[0] = aether_core::aether_mat2d_solve_upper_unit(a[0], b[0]);
@@ -4467,7 +4469,7 @@ fn flat_mat2d_solve_upper_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     aether_core::aether_mat2d_solve_upper_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4488,7 +4490,7 @@ fn flat_mat3f_solve_upper_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     r[0] = aether_core::aether_mat3f_solve_upper_unit(a[0], b[0]);
@@ -4510,7 +4512,7 @@ fn flat_mat3f_solve_upper_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     aether_core::aether_mat3f_solve_upper_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4532,7 +4534,7 @@ fn flat_mat3d_solve_upper_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     r[0] = aether_core::aether_mat3d_solve_upper_unit(a[0], b[0]);
@@ -4554,7 +4556,7 @@ fn flat_mat3d_solve_upper_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     aether_core::aether_mat3d_solve_upper_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4576,7 +4578,7 @@ fn flat_mat4f_solve_upper_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     r[0] = aether_core::aether_mat4f_solve_upper_unit(a[0], b[0]);
@@ -4599,7 +4601,7 @@ fn flat_mat4f_solve_upper_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     aether_core::aether_mat4f_solve_upper_unit_lanes(&a, &b, &mut r).ok()?;
@@ -4622,7 +4624,7 @@ fn flat_mat4d_solve_upper_unit(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     r[0] = aether_core::aether_mat4d_solve_upper_unit(a[0], b[0]);
@@ -4645,7 +4647,7 @@ fn flat_mat4d_solve_upper_unit_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     aether_core::aether_mat4d_solve_upper_unit_lanes(&a, &b, &mut r).ok()?;
@@ -5400,7 +5402,7 @@ fn flat_mat2f_cholesky_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     r[0] = aether_core::aether_mat2f_cholesky_solve(a[0], b[0]);
@@ -5421,7 +5423,7 @@ fn flat_mat2f_cholesky_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2f> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32)] });
-        b.push(Vec2f { x: f32::from_bits(x[4 + 0] as u32), y: f32::from_bits(x[4 + 1] as u32) });
+        b.push(Vec2f { x: f32::from_bits(x[4] as u32), y: f32::from_bits(x[4 + 1] as u32) });
     }
     let mut r: Vec<Vec2f> = vec![aether_core::Vec2f::ZERO; count];
     aether_core::aether_mat2f_cholesky_solve_lanes(&a, &b, &mut r).ok()?;
@@ -5442,7 +5444,7 @@ fn flat_mat2d_cholesky_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     r[0] = aether_core::aether_mat2d_cholesky_solve(a[0], b[0]);
@@ -5463,7 +5465,7 @@ fn flat_mat2d_cholesky_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec2d> = Vec::with_capacity(count);
     for x in w.chunks(6) {
         a.push(Mat2d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3])] });
-        b.push(Vec2d { x: f64::from_bits(x[4 + 0]), y: f64::from_bits(x[4 + 1]) });
+        b.push(Vec2d { x: f64::from_bits(x[4]), y: f64::from_bits(x[4 + 1]) });
     }
     let mut r: Vec<Vec2d> = vec![aether_core::Vec2d::ZERO; count];
     aether_core::aether_mat2d_cholesky_solve_lanes(&a, &b, &mut r).ok()?;
@@ -5484,7 +5486,7 @@ fn flat_mat3f_cholesky_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     r[0] = aether_core::aether_mat3f_cholesky_solve(a[0], b[0]);
@@ -5506,7 +5508,7 @@ fn flat_mat3f_cholesky_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3f> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32)] });
-        b.push(Vec3f { x: f32::from_bits(x[9 + 0] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
+        b.push(Vec3f { x: f32::from_bits(x[9] as u32), y: f32::from_bits(x[9 + 1] as u32), z: f32::from_bits(x[9 + 2] as u32) });
     }
     let mut r: Vec<Vec3f> = vec![aether_core::Vec3f::ZERO; count];
     aether_core::aether_mat3f_cholesky_solve_lanes(&a, &b, &mut r).ok()?;
@@ -5528,7 +5530,7 @@ fn flat_mat3d_cholesky_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     r[0] = aether_core::aether_mat3d_cholesky_solve(a[0], b[0]);
@@ -5550,7 +5552,7 @@ fn flat_mat3d_cholesky_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec3d> = Vec::with_capacity(count);
     for x in w.chunks(12) {
         a.push(Mat3d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8])] });
-        b.push(Vec3d { x: f64::from_bits(x[9 + 0]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
+        b.push(Vec3d { x: f64::from_bits(x[9]), y: f64::from_bits(x[9 + 1]), z: f64::from_bits(x[9 + 2]) });
     }
     let mut r: Vec<Vec3d> = vec![aether_core::Vec3d::ZERO; count];
     aether_core::aether_mat3d_cholesky_solve_lanes(&a, &b, &mut r).ok()?;
@@ -5572,7 +5574,7 @@ fn flat_mat4f_cholesky_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     r[0] = aether_core::aether_mat4f_cholesky_solve(a[0], b[0]);
@@ -5595,7 +5597,7 @@ fn flat_mat4f_cholesky_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4f> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4f { m: [f32::from_bits(x[0] as u32), f32::from_bits(x[1] as u32), f32::from_bits(x[2] as u32), f32::from_bits(x[3] as u32), f32::from_bits(x[4] as u32), f32::from_bits(x[5] as u32), f32::from_bits(x[6] as u32), f32::from_bits(x[7] as u32), f32::from_bits(x[8] as u32), f32::from_bits(x[9] as u32), f32::from_bits(x[10] as u32), f32::from_bits(x[11] as u32), f32::from_bits(x[12] as u32), f32::from_bits(x[13] as u32), f32::from_bits(x[14] as u32), f32::from_bits(x[15] as u32)] });
-        b.push(Vec4f { x: f32::from_bits(x[16 + 0] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
+        b.push(Vec4f { x: f32::from_bits(x[16] as u32), y: f32::from_bits(x[16 + 1] as u32), z: f32::from_bits(x[16 + 2] as u32), w: f32::from_bits(x[16 + 3] as u32) });
     }
     let mut r: Vec<Vec4f> = vec![aether_core::Vec4f::ZERO; count];
     aether_core::aether_mat4f_cholesky_solve_lanes(&a, &b, &mut r).ok()?;
@@ -5618,7 +5620,7 @@ fn flat_mat4d_cholesky_solve(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     r[0] = aether_core::aether_mat4d_cholesky_solve(a[0], b[0]);
@@ -5641,7 +5643,7 @@ fn flat_mat4d_cholesky_solve_lanes(w: &[u64]) -> Option<Vec<u64>> {
     let mut b: Vec<Vec4d> = Vec::with_capacity(count);
     for x in w.chunks(20) {
         a.push(Mat4d { m: [f64::from_bits(x[0]), f64::from_bits(x[1]), f64::from_bits(x[2]), f64::from_bits(x[3]), f64::from_bits(x[4]), f64::from_bits(x[5]), f64::from_bits(x[6]), f64::from_bits(x[7]), f64::from_bits(x[8]), f64::from_bits(x[9]), f64::from_bits(x[10]), f64::from_bits(x[11]), f64::from_bits(x[12]), f64::from_bits(x[13]), f64::from_bits(x[14]), f64::from_bits(x[15])] });
-        b.push(Vec4d { x: f64::from_bits(x[16 + 0]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
+        b.push(Vec4d { x: f64::from_bits(x[16]), y: f64::from_bits(x[16 + 1]), z: f64::from_bits(x[16 + 2]), w: f64::from_bits(x[16 + 3]) });
     }
     let mut r: Vec<Vec4d> = vec![aether_core::Vec4d::ZERO; count];
     aether_core::aether_mat4d_cholesky_solve_lanes(&a, &b, &mut r).ok()?;

@@ -9,6 +9,7 @@ pub mod sys {
 
 pub mod coefficients;
 pub mod exact;
+pub mod rust_core;
 
 use std::collections::BTreeMap;
 
@@ -128,8 +129,11 @@ pub fn model() -> Model {
     aether_generator::load(&aether_generator::default_root()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The committed corpus, by C name.
+pub type Corpus = BTreeMap<String, ParsedFunction>;
+
 /// Every corpus part's functions, read back and fence-checked, by C name.
-pub fn corpus() -> Result<BTreeMap<String, ParsedFunction>, String> {
+pub fn corpus() -> Result<Corpus, String> {
     corpus::read_committed(&aether_generator::default_root())
 }
 

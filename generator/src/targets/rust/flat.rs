@@ -37,7 +37,11 @@ fn wr(t: &ElemType, v: &str) -> String {
 /// A value of `shape` from words `w[at..]`, in memory order.
 fn read(model: &Model, shape: &str, t: &ElemType, w: &str, at: &str) -> String {
     let s = model.spec.shape(shape).unwrap();
-    let word = |k: usize| if at == "0" { format!("{w}[{k}]") } else { format!("{w}[{at} + {k}]") };
+    let word = |k: usize| match (at, k) {
+        ("0", _) => format!("{w}[{k}]"),
+        (_, 0) => format!("{w}[{at}]"),
+        _ => format!("{w}[{at} + {k}]"),
+    };
     match &s.kind {
         ShapeKind::Scalar => rd(t, &word(0)),
         ShapeKind::Vector(names) => format!(
@@ -292,6 +296,8 @@ pub fn source(model: &Model, banner: &str) -> String {
         String::new(),
         "// The flat calling convention of aether_reference::flat over the Rust core (see".into(),
         "// generator/src/targets/rust/flat.rs): a test includes this file as a module.".into(),
+        String::new(),
+        "use aether_core::*;".into(),
         String::new(),
         "/// A thunk: the result words of the input words, or None when they do not fit.".into(),
         "pub type Thunk = fn(&[u64]) -> Option<Vec<u64>>;".into(),

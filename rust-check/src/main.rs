@@ -1,0 +1,69 @@
+//! The Rust core's runner: reads requests from stdin and answers each on
+//! stdout, so that a host process holding the reference can check a build of
+//! the core for any target (a qemu-user or WASI run has no reference of its
+//! own to compare with, and needs none).
+//!
+//! A request is the callable's name (u32 length, then UTF-8 bytes) and its
+//! input words (u32 count, then u64 words); the answer is a u32 count and
+//! the result words, or `u32::MAX` when the words do not fit the callable
+//! (its thunk's None) and `u32::MAX - 1` for an unknown name. Every integer
+//! is little-endian. The answers are flushed whenever the runner would wait
+//! for input, so the host may send a whole batch before it reads.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+
+// Generated (one thunk per callable, as the spec lists them).
+#[path = "../../rust_core/check/flat.rs"]
+#[rustfmt::skip]
+#[allow(clippy::all)]
+mod flat;
+
+fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn main() -> std::io::Result<()> {
+    let thunks: HashMap<&str, flat::Thunk> = flat::ENTRIES.iter().map(|e| (e.0, e.4)).collect();
+    if std::env::args().nth(1).as_deref() == Some("--list") {
+        for e in flat::ENTRIES {
+            println!("{}", e.0);
+        }
+        return Ok(());
+    }
+    let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+    let mut output = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut name = Vec::new();
+    let mut words = Vec::new();
+    loop {
+        if input.buffer().is_empty() {
+            output.flush()?;
+            if input.fill_buf()?.is_empty() {
+                return Ok(());
+            }
+        }
+        let len = read_u32(&mut input)? as usize;
+        name.resize(len, 0);
+        input.read_exact(&mut name)?;
+        let n = read_u32(&mut input)? as usize;
+        words.clear();
+        for _ in 0..n {
+            let mut b = [0u8; 8];
+            input.read_exact(&mut b)?;
+            words.push(u64::from_le_bytes(b));
+        }
+        let thunk = std::str::from_utf8(&name).ok().and_then(|s| thunks.get(s));
+        match thunk.map(|t| t(&words)) {
+            None => output.write_all(&(u32::MAX - 1).to_le_bytes())?,
+            Some(None) => output.write_all(&u32::MAX.to_le_bytes())?,
+            Some(Some(out)) => {
+                output.write_all(&(out.len() as u32).to_le_bytes())?;
+                for w in out {
+                    output.write_all(&w.to_le_bytes())?;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The generated Rust core (`rust_core/`, linked into this test) against the
+//! reference: every corpus case and at least 10^5 random inputs per function
+//! (kernels over arrays 2 * 10^4), bit for bit under the comparison policy,
+//! through the core's flat thunks (`rust_core/check/flat.rs`).
+//! `scripts/rust-core.sh` runs the same check on other builds of the core
+//! (debug, release, x86-64-v3, aarch64 under qemu-user, wasm32 under Node)
+//! and on a rule mutant's core, which must fail it.
+
+use aether_tests::rust_core::{inputs, random_count, Tally, PER_FUNCTION};
+use aether_tests::{corpus, model};
+
+#[path = "../../rust_core/check/flat.rs"]
+#[rustfmt::skip]
+#[allow(clippy::all, dead_code)]
+mod flat;
+
+#[test]
+fn the_rust_core_matches_the_reference() {
+    let model = model();
+    let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
+    let lowered = model.lowered();
+    let callables = model.callables();
+    assert_eq!(flat::ENTRIES.len(), callables.len(), "the Rust core's flat table lists every callable");
+    let (mut total, mut failures) = (0usize, Vec::new());
+    for c in callables {
+        let name = c.c_name(&model);
+        let entry = flat::ENTRIES.iter().find(|e| e.0 == name).unwrap_or_else(|| panic!("{name}: not in the Rust core"));
+        assert_eq!((entry.1, entry.2, entry.3), (c.family(), c.shape(), c.elem()), "{name}: the flat table's key");
+        let reference = aether_reference::flat::lookup(c.family(), c.shape(), c.elem()).unwrap();
+        let mut tally = Tally::default();
+        for i in inputs(&model, &lowered, &corpus, c, random_count(c, PER_FUNCTION)) {
+            tally.judge(&model, c, &i, &reference(&i), entry.4(&i).as_deref());
+        }
+        total += tally.cases;
+        failures.extend(tally.first);
+        if tally.mismatches > 3 {
+            failures.push(format!("{name}: {} mismatches in all", tally.mismatches));
+        }
+    }
+    println!("rust core: {} callables, {total} inputs compared with the reference, {} mismatch reports", flat::ENTRIES.len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A kernel answers slices that do not fit with an error and writes nothing;
+/// a thunk refuses words that do not fit the convention.
+#[test]
+fn wrong_lengths_are_errors_not_panics() {
+    use aether_core::*;
+    let (a, b) = ([1.0_f32, 2.0, 3.0], [1.0_f32, 2.0]);
+    assert_eq!(aether_f32_dot_array(&a, &b), Err(LengthError { what: "b", len: 2, expected: 3 }));
+    let mut lanes = [Pairf::ZERO; 32];
+    assert!(aether_f32_lanes_dot(&mut lanes, usize::MAX, &a, &b).is_err());
+    assert_eq!(lanes, [Pairf::ZERO; 32], "nothing written");
+    // usize::MAX as the first lane is (MAX mod 32 + j) mod 32, no overflow.
+    aether_f32_lanes_sum(&mut lanes, usize::MAX, &a).unwrap();
+    assert_eq!(lanes[31].hi, 1.0, "{lanes:?}");
+    let (mut value, mut comp) = ([0.0_f32; 6], [0.0_f32; 5]);
+    assert!(aether_vec3f_plane_add(&mut value, &mut comp, 0, Vec3f::new(1.0, 2.0, 3.0)).is_err());
+    let mut comp = [0.0_f32; 6];
+    assert!(aether_vec3f_plane_add(&mut value, &mut comp, 2, Vec3f::new(1.0, 2.0, 3.0)).is_err());
+    assert!(aether_vec3f_plane_add(&mut value, &mut comp, usize::MAX, Vec3f::new(1.0, 2.0, 3.0)).is_err());
+    assert_eq!(value, [0.0; 6]);
+    aether_vec3f_plane_add(&mut value, &mut comp, 1, Vec3f::new(1.0, 2.0, 3.0)).unwrap();
+    assert_eq!(value, [0.0, 0.0, 0.0, 1.0, 2.0, 3.0]);
+    let mut out = [0.0_f32; 2];
+    assert!(aether_f32_plane_resolve(&mut out, &value, &comp).is_err());
+    let (mut ms, mut piv, mut info) = ([Mat3f::ZERO; 2], [0_i32; 5], [0_i32; 2]);
+    assert_eq!(aether_mat3f_lu_lanes(&mut ms, &mut piv, &mut info), Err(LengthError { what: "ipiv", len: 5, expected: 6 }));
+    // The flat convention refuses words that do not fit.
+    let thunk = |n: &str| flat::ENTRIES.iter().find(|e| e.0 == n).unwrap().4;
+    assert_eq!(thunk("aether_vec3f_dot")(&[0; 5]), None);
+    assert_eq!(thunk("aether_f32_sum_array")(&[]), Some(vec![0]));
+    let mut lu_solve = vec![0u64; 9 + 3 + 3];
+    lu_solve[9..12].copy_from_slice(&[1, 2, 4]);
+    assert_eq!(thunk("aether_mat3f_lu_solve")(&lu_solve), None, "a pivot outside k+1..=n");
+}
+
+/// The structs are the C core's layout: their size is their words, the
+/// matrices row-major, the quaternion w first.
+#[test]
+fn structs_have_the_c_layout() {
+    use aether_core::*;
+    assert_eq!(std::mem::size_of::<Vec3f>(), 12);
+    assert_eq!(std::mem::size_of::<Vec4d>(), 32);
+    assert_eq!(std::mem::size_of::<Mat4f>(), 64);
+    assert_eq!(std::mem::size_of::<Quatd>(), 32);
+    assert_eq!(std::mem::align_of::<Mat3f>(), 4);
+    assert_eq!(Quatf::new(1.0, 2.0, 3.0, 4.0).to_array(), [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(Quatf::from([1.0, 2.0, 3.0, 4.0]).w, 1.0);
+    // Row-major: m * e_x is the first column, m[0], m[3], m[6].
+    let m = Mat3f::from_array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    assert_eq!(m * Vec3f::new(1.0, 0.0, 0.0), Vec3f::new(1.0, 4.0, 7.0));
+    assert_eq!(CONTRACT_ID, aether_generator::selftest::contract_id(&model()));
+}
