@@ -57,6 +57,7 @@ trap 'rm -rf "$tmp"' EXIT
 prefetch() {
     bash scripts/consumer-kit.sh --install-only
     bash scripts/negative-controls.sh --install-only
+    bash scripts/rust-core.sh --install-only
     if [ "${AETHER_PREINSTALL_COMPAT:-0}" = 1 ]; then bash scripts/compat-matrix.sh --install-only; fi
 }
 prefetch >"$tmp/prefetch.log" 2>&1 &
@@ -123,6 +124,11 @@ lane() { # log steps...: runs the steps in order, stopping at the first that fai
 # Every test; the corpus, random and mutant tests print what they compared.
 rust_lane=(
     "cargo test --workspace -- --nocapture"
+    # The Rust core on eight builds (debug, release, x86-64-v3, native, aarch64 under qemu-user,
+    # wasm32 under Node with and without simd128) and a rule mutant's, which must fail: the
+    # corpus and 2000 random inputs per function each (tests/rust_core.rs runs 10^5 in process;
+    # docs/reports/rust-core.md is the 10^5 run of every build).
+    "bash scripts/rust-core.sh"
     # The benchmark against cglm and glam (bench/, its own workspace): its formatting, clippy,
     # and every aether contender's bits (object and header-only, gcc and clang) against the
     # reference; the timings are scripts/bench.sh's report, not a test. (In this lane, which

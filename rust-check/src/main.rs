@@ -19,6 +19,35 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 #[allow(clippy::all)]
 mod flat;
 
+/// A pipe end that waits where the stream is non-blocking: Node's WASI
+/// hands the module its stdin and stdout as they are, and a read of an empty
+/// pipe (or a write to a full one) answers "would block" there.
+struct Patient<T>(T);
+
+fn wait<R>(mut op: impl FnMut() -> std::io::Result<R>) -> std::io::Result<R> {
+    loop {
+        match op() {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(std::time::Duration::from_micros(200)),
+            other => return other,
+        }
+    }
+}
+
+impl<T: Read> Read for Patient<T> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        wait(|| self.0.read(buf))
+    }
+}
+
+impl<T: Write> Write for Patient<T> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        wait(|| self.0.write(buf))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        wait(|| self.0.flush())
+    }
+}
+
 fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
     let mut b = [0u8; 4];
     r.read_exact(&mut b)?;
@@ -33,8 +62,8 @@ fn main() -> std::io::Result<()> {
         }
         return Ok(());
     }
-    let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
-    let mut output = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut input = BufReader::with_capacity(1 << 16, Patient(std::io::stdin().lock()));
+    let mut output = BufWriter::with_capacity(1 << 16, Patient(std::io::stdout().lock()));
     let mut name = Vec::new();
     let mut words = Vec::new();
     loop {

@@ -92,3 +92,40 @@ fn structs_have_the_c_layout() {
     assert_eq!(m * Vec3f::new(1.0, 0.0, 0.0), Vec3f::new(1.0, 4.0, 7.0));
     assert_eq!(CONTRACT_ID, aether_generator::selftest::contract_id(&model()));
 }
+
+/// The core's integer square root (the fallback where no hardware one is
+/// reachable from `core`) is the correctly rounded one: every 61st binary32
+/// bit pattern (and every one of the first and last 2^20, the subnormals and
+/// the top of the range), and 10^6 binary64 inputs across the exponent range,
+/// against the hardware's. A root truncated instead of rounded, or rounded up
+/// on an exact remainder, fails here (negative controls below).
+#[test]
+fn the_integer_square_root_is_correctly_rounded() {
+    use aether_core::{aether_sqrt_soft_f32, aether_sqrt_soft_f64};
+    let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    let same64 = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    let mut bad = Vec::new();
+    let patterns = (0..1u32 << 20).chain((0..u32::MAX / 61).map(|k| k * 61)).chain(0x7f70_0000..=0x7fff_ffff).chain(0x8000_0000..0x8010_0000);
+    let mut n32 = 0u64;
+    for b in patterns {
+        let x = f32::from_bits(b);
+        n32 += 1;
+        if !same32(aether_sqrt_soft_f32(x), x.sqrt()) && bad.len() < 5 {
+            bad.push(format!("f32 {b:#010x}: {:#010x} want {:#010x}", aether_sqrt_soft_f32(x).to_bits(), x.sqrt().to_bits()));
+        }
+    }
+    let mut r = aether_generator::rng::SplitMix64::for_name("rust-core soft sqrt", 0);
+    let specials = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE, 5e-324, f64::MAX, 4.0, 2.0, -1.0];
+    let randoms = (0..1_000_000).map(|_| f64::from_bits(r.next_u64() & 0x7fff_ffff_ffff_ffff));
+    for x in specials.into_iter().chain(randoms) {
+        if !same64(aether_sqrt_soft_f64(x), x.sqrt()) && bad.len() < 10 {
+            bad.push(format!("f64 {:#018x}: {:#018x} want {:#018x}", x.to_bits(), aether_sqrt_soft_f64(x).to_bits(), x.sqrt().to_bits()));
+        }
+    }
+    println!("integer square root: {n32} binary32 and {} binary64 inputs", specials.len() + 1_000_000);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // Negative controls: the integer root truncated, or rounded half up,
+    // differs from the correctly rounded one on inputs of this sample.
+    let truncated = |x: f32| f32::from_bits(aether_sqrt_soft_f32(x).to_bits() - u32::from(aether_sqrt_soft_f32(x) * aether_sqrt_soft_f32(x) > x));
+    assert!((1..1u32 << 20).map(|k| f32::from_bits(0x3f80_0000 + k)).any(|x| truncated(x).to_bits() != x.sqrt().to_bits()));
+}

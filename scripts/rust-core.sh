@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The Rust core (rust_core/) on every build the issue names, against the reference, in one
+# run: the runner crate rust-check built in debug (opt-level 0, overflow checks), in release,
+# in release for x86-64-v3 (AVX2 and FMA available: rustc must still not fuse) and for this
+# machine's CPU (-C target-cpu=native), for aarch64 under qemu-user, and for wasm32-wasip1
+# under Node's WASI with and without simd128 (without it the core's integer square root
+# runs); plus a rule mutant's core (true division instead of the reciprocal product), which
+# must fail, and only where the mutant changes a tree. Every runner gets the same inputs:
+# every corpus case and N random inputs per function (kernels N/5).
+#
+#   scripts/rust-core.sh [--per-function N] [--report FILE]
+#
+# CI runs N = 2000 (about 640,000 inputs per runner); docs/reports/rust-core.md is the
+# run with N = 100000. Installs (apt) qemu-user, gcc-aarch64-linux-gnu and
+# libc6-dev-arm64-cross, and (rustup) the aarch64-unknown-linux-gnu and wasm32-wasip1
+# standard libraries when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+per=2000
+report=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --per-function) per=$2; shift 2 ;;
+        --report) report=$2; shift 2 ;;
+        --install-only) install_only=1; shift ;;
+        *) echo "usage: $0 [--per-function N] [--report FILE]" >&2; exit 2 ;;
+    esac
+done
+# shellcheck source=scripts/apt.sh
+source scripts/apt.sh
+missing=()
+command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user)
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-gnu)
+[ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || missing+=(libc6-dev-arm64-cross)
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+installed=$(rustup target list --installed)
+for t in aarch64-unknown-linux-gnu wasm32-wasip1; do
+    grep -qx "$t" <<<"$installed" || rustup target add "$t"
+done
+[ "${install_only:-0}" = 1 ] && exit 0
+command -v node >/dev/null || { echo "rust-core: node is needed for the wasm32 runs" >&2; exit 2; }
+
+t0=$SECONDS
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+build() { # target dir, extra cargo args...: builds the runner quietly
+    local dir=$1
+    shift
+    CARGO_TARGET_DIR=$dir cargo build -q -p aether-rust-check "$@"
+}
+build target
+build target --release
+RUSTFLAGS="-C target-cpu=x86-64-v3" build target/rust-core-v3 --release
+RUSTFLAGS="-C target-cpu=native" build target/rust-core-native --release
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc build target --release --target aarch64-unknown-linux-gnu
+build target --release --target wasm32-wasip1
+RUSTFLAGS="-C target-feature=+simd128" build target/rust-core-simd128 --release --target wasm32-wasip1
+# The mutant's core and a runner over it, a workspace of their own.
+cargo build -q -p aether-tests --bin rust_core_check
+target/debug/rust_core_check --write-mutant true-division "$tmp/mutant"
+CARGO_TARGET_DIR=target/rust-core-mutant cargo build -q --release --manifest-path "$tmp/mutant/rust-check/Cargo.toml"
+echo "rust-core: built 8 runners in $((SECONDS - t0)) s"
+
+wasi="node --no-warnings scripts/wasi-run.mjs"
+target/debug/rust_core_check --per-function "$per" --expect-fail mutant:true-division \
+    "debug=target/debug/aether-rust-check" \
+    "release=target/release/aether-rust-check" \
+    "x86-64-v3=target/rust-core-v3/release/aether-rust-check" \
+    "native=target/rust-core-native/release/aether-rust-check" \
+    "aarch64=qemu-aarch64 -L /usr/aarch64-linux-gnu target/aarch64-unknown-linux-gnu/release/aether-rust-check" \
+    "wasm32=$wasi target/wasm32-wasip1/release/aether-rust-check.wasm" \
+    "wasm32-simd128=$wasi target/rust-core-simd128/wasm32-wasip1/release/aether-rust-check.wasm" \
+    "mutant=target/rust-core-mutant/release/aether-rust-check" | tee "$tmp/out.txt"
+echo "rust-core: $((SECONDS - t0)) s in all"
+if [ -n "$report" ]; then
+    {
+        echo "# The Rust core against the reference on eight builds"
+        echo
+        echo "Written by \`scripts/rust-core.sh --per-function $per --report $report\` on $(date -u +%Y-%m-%d)"
+        echo "($(rustc --version), $(qemu-aarch64 --version | head -1), node $(node --version),"
+        echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'))."
+        echo "Every runner got every corpus case and $per random inputs per function (kernels over"
+        echo "arrays $((per / 5))), the same inputs for each; a mismatch is a result the comparison policy"
+        echo "does not accept as the reference's. The mutant is the core generated with true division"
+        echo "where the contract multiplies by the reciprocal: it must fail, and only in callables whose"
+        echo "tree the mutation changes."
+        echo
+        echo '```'
+        cat "$tmp/out.txt"
+        echo '```'
+    } >"$report"
+    echo "rust-core: wrote $report"
+fi
