@@ -7,7 +7,8 @@
 //! input words (u32 count, then u64 words); the answer is a u32 count and
 //! the result words, or `u32::MAX` when the words do not fit the callable
 //! (its thunk's None) and `u32::MAX - 1` for an unknown name. Every integer
-//! is little-endian. The answers are flushed whenever the runner would wait
+//! is little-endian. A predicate's form is named `predicate:NAME:golden` or
+//! `predicate:NAME:integer`, and answers one word, 1 or 0. The answers are flushed whenever the runner would wait
 //! for input, so the host may send a whole batch before it reads.
 
 use std::collections::HashMap;
@@ -55,7 +56,16 @@ fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
 }
 
 fn main() -> std::io::Result<()> {
-    let thunks: HashMap<&str, flat::Thunk> = flat::ENTRIES.iter().map(|e| (e.0, e.4)).collect();
+    let mut thunks: HashMap<String, Box<dyn Fn(&[u64]) -> Option<Vec<u64>>>> = HashMap::new();
+    for e in flat::ENTRIES {
+        thunks.insert(e.0.to_string(), Box::new(e.4));
+    }
+    for &(name, arity, golden, integer) in flat::PREDICATES {
+        for (form, f) in [("golden", golden), ("integer", integer)] {
+            let answer = move |w: &[u64]| (w.len() == arity).then(|| vec![u64::from(f(w))]);
+            thunks.insert(format!("predicate:{name}:{form}"), Box::new(answer));
+        }
+    }
     if std::env::args().nth(1).as_deref() == Some("--list") {
         for e in flat::ENTRIES {
             println!("{}", e.0);

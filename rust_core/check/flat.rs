@@ -6332,3 +6332,25 @@ pub const ENTRIES: &[(&str, &str, &str, &str, Thunk)] = &[
     ("aether_mat4d_eigh", "eigh", "mat4", "f64", flat_mat4d_eigh),
     ("aether_mat4d_eigh_lanes", "eigh_lanes", "mat4", "f64", flat_mat4d_eigh_lanes),
 ];
+
+fn pflat_angle_flag_golden(w: &[u64]) -> bool {
+    aether_angle_flag_golden(w[0] as i64 as i64, w[1] as i64 as i64, w[2] as i64 as i64)
+}
+
+fn pflat_angle_flag_integer(w: &[u64]) -> bool {
+    aether_angle_flag_integer(w[0] as i64 as i64, w[1] as i64 as i64, w[2] as i64 as i64)
+}
+
+fn pflat_angle_flag_bands_golden(w: &[u64]) -> bool {
+    aether_angle_flag_bands_golden(w[0] as i64 as i32, w[1] as i64 as i32, w[2] as i64 as i32, w[3] as i64 as i32)
+}
+
+fn pflat_angle_flag_bands_integer(w: &[u64]) -> bool {
+    aether_angle_flag_bands_integer(w[0] as i64 as i32, w[1] as i64 as i32, w[2] as i64 as i32, w[3] as i64 as i32)
+}
+
+/// Every predicate: (name, arguments, golden form, integer form).
+pub const PREDICATES: &[(&str, usize, fn(&[u64]) -> bool, fn(&[u64]) -> bool)] = &[
+    ("angle_flag", 3, pflat_angle_flag_golden, pflat_angle_flag_integer),
+    ("angle_flag_bands", 4, pflat_angle_flag_bands_golden, pflat_angle_flag_bands_integer),
+];

@@ -82,6 +82,12 @@ pub use ulp::{aether_f32_ulp_distance, aether_f64_ulp_distance};
 mod contract;
 pub use contract::*;
 
+// The integer predicates, generated as the spec states them.
+#[rustfmt::skip]
+#[allow(unused_parens, clippy::all, clippy::pedantic)]
+mod predicate;
+pub use predicate::*;
+
 /// The contract this crate was generated from: its name, version and
 /// fingerprint (the same string as the C core's `aether_contract_id()`).
 pub const CONTRACT_ID: &str = "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4";

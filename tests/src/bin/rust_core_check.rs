@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::process::{Child, Command, Stdio};
 
-use aether_generator::{corpus as gen_corpus, mutants, output, targets};
+use aether_generator::{corpus as gen_corpus, mutants, output, predicate_corpus, targets};
 use aether_tests::rust_core::{inputs, random_count, Tally};
 use aether_tests::{corpus, model};
 
@@ -165,6 +165,47 @@ fn main() {
                 r.first.extend(tally.first.into_iter().take(3usize.saturating_sub(r.first.len())));
             }
         });
+    }
+    // Both forms of every predicate: the corpus and the first 5N inputs of each sweep class.
+    for p in &model.spec.predicates.predicates {
+        let mut ins: Vec<Vec<u64>> = corpus[&format!("aether_predicate_{}", p.name)].cases.iter().map(|c| c.inputs.clone()).collect();
+        let reference = predicate_corpus::reference(&p.name).unwrap();
+        for class in predicate_corpus::sweep(per_function * 5).into_iter().filter(|c| c.predicate == p.name) {
+            let words = class.chunks(per_function * 5).next().unwrap_or_default();
+            ins.extend(words.chunks(class.arity).map(|a| a.iter().map(|x| *x as u64).collect::<Vec<u64>>()));
+        }
+        let want: Vec<bool> = ins.iter().map(|a| reference(&a.iter().map(|x| *x as i64).collect::<Vec<i64>>())).collect();
+        for form in ["golden", "integer"] {
+            let name = format!("predicate:{}:{form}", p.name);
+            std::thread::scope(|s| {
+                for r in runners.iter_mut() {
+                    let stdin = r.child.stdin.as_mut().unwrap();
+                    let stdout = r.child.stdout.as_mut().unwrap();
+                    let (ins, name) = (&ins, &name);
+                    let writer = s.spawn(move || {
+                        let mut w = BufWriter::with_capacity(1 << 16, stdin);
+                        for i in ins {
+                            request(name, i, &mut w).expect("the runner reads its requests");
+                        }
+                        w.flush().expect("the runner reads its requests");
+                    });
+                    let mut rd = BufReader::with_capacity(1 << 16, stdout);
+                    for (i, want) in ins.iter().zip(&want) {
+                        let got = answer(&mut rd).unwrap_or_else(|e| panic!("{}: {name}: {e}", r.label));
+                        r.cases += 1;
+                        if got != Some(vec![u64::from(*want)]) {
+                            r.mismatches += 1;
+                            r.failed.insert(name.clone());
+                            if r.first.len() < 3 {
+                                r.first.push(format!("{name}: inputs {i:?} reference {want} Rust core {got:?}"));
+                            }
+                        }
+                    }
+                    writer.join().unwrap();
+                }
+            });
+            total += ins.len();
+        }
     }
     let mut bad = false;
     for r in &mut runners {

@@ -327,6 +327,8 @@ pub fn source(model: &Model, banner: &str) -> String {
         ));
     }
     out.push("];".into());
+    out.push(String::new());
+    out.extend(crate::targets::rust::predicates::flat(model));
     let mut s = out.join("\n");
     s.push('\n');
     s

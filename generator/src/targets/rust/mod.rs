@@ -24,6 +24,7 @@ use crate::targets::shared::stmt::{self, Arr, Loop, ParamTy, Place, Statements, 
 use crate::targets::{Capabilities, Exactness, Output, Target};
 
 pub mod flat;
+pub mod predicates;
 
 #[derive(Debug)]
 pub struct Rust;
@@ -824,6 +825,7 @@ pub fn crate_files(model: &Model, lowered: &[Function], banner: &str) -> Result<
         Output::new("rust_core/src/contract.rs", contract_source(model, lowered, banner)),
         Output::new("rust_core/src/sqrt.rs", sqrt),
         Output::new("rust_core/src/ulp.rs", ulp),
+        Output::new("rust_core/src/predicate.rs", predicates::source(model, &rust_banner(banner))),
         Output::new("rust_core/check/flat.rs", flat::source(model, banner)),
     ])
 }
