@@ -11,6 +11,7 @@ use crate::LengthError;
 /// `#[repr(C)]`, 8 bytes, the C core's `aether_vec2f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Vec2f {
     /// Component x (word 0 in memory).
     pub x: f32,
@@ -53,6 +54,7 @@ impl From<Vec2f> for [f32; 2] {
 /// `#[repr(C)]`, 12 bytes, the C core's `aether_vec3f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Vec3f {
     /// Component x (word 0 in memory).
     pub x: f32,
@@ -97,6 +99,7 @@ impl From<Vec3f> for [f32; 3] {
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_vec4f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Vec4f {
     /// Component x (word 0 in memory).
     pub x: f32,
@@ -143,6 +146,7 @@ impl From<Vec4f> for [f32; 4] {
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_quatf` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Quatf {
     /// Component w (word 0 in memory).
     pub w: f32,
@@ -189,6 +193,7 @@ impl From<Quatf> for [f32; 4] {
 /// `#[repr(C)]`, 8 bytes, the C core's `aether_pairf` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Pairf {
     /// Component hi (word 0 in memory).
     pub hi: f32,
@@ -231,6 +236,7 @@ impl From<Pairf> for [f32; 2] {
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_rotationf` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Rotationf {
     /// Component c (word 0 in memory).
     pub c: f32,
@@ -277,6 +283,7 @@ impl From<Rotationf> for [f32; 4] {
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_mat2f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Mat2f {
     /// The elements in memory order (2x2 matrix of f32, stored row-major: element (r, c) at m[r*2 + c]).
     pub m: [f32; 4],
@@ -317,6 +324,7 @@ impl From<Mat2f> for [f32; 4] {
 /// `#[repr(C)]`, 36 bytes, the C core's `aether_mat3f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Mat3f {
     /// The elements in memory order (3x3 matrix of f32, stored row-major: element (r, c) at m[r*3 + c]).
     pub m: [f32; 9],
@@ -357,6 +365,7 @@ impl From<Mat3f> for [f32; 9] {
 /// `#[repr(C)]`, 64 bytes, the C core's `aether_mat4f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Mat4f {
     /// The elements in memory order (4x4 matrix of f32, stored row-major: element (r, c) at m[r*4 + c]).
     pub m: [f32; 16],
@@ -397,6 +406,7 @@ impl From<Mat4f> for [f32; 16] {
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_vec2d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Vec2d {
     /// Component x (word 0 in memory).
     pub x: f64,
@@ -439,6 +449,7 @@ impl From<Vec2d> for [f64; 2] {
 /// `#[repr(C)]`, 24 bytes, the C core's `aether_vec3d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Vec3d {
     /// Component x (word 0 in memory).
     pub x: f64,
@@ -483,6 +494,7 @@ impl From<Vec3d> for [f64; 3] {
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_vec4d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Vec4d {
     /// Component x (word 0 in memory).
     pub x: f64,
@@ -529,6 +541,7 @@ impl From<Vec4d> for [f64; 4] {
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_quatd` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Quatd {
     /// Component w (word 0 in memory).
     pub w: f64,
@@ -575,6 +588,7 @@ impl From<Quatd> for [f64; 4] {
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_paird` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Paird {
     /// Component hi (word 0 in memory).
     pub hi: f64,
@@ -617,6 +631,7 @@ impl From<Paird> for [f64; 2] {
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_rotationd` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Rotationd {
     /// Component c (word 0 in memory).
     pub c: f64,
@@ -663,6 +678,7 @@ impl From<Rotationd> for [f64; 4] {
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_mat2d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Mat2d {
     /// The elements in memory order (2x2 matrix of f64, stored row-major: element (r, c) at m[r*2 + c]).
     pub m: [f64; 4],
@@ -703,6 +719,7 @@ impl From<Mat2d> for [f64; 4] {
 /// `#[repr(C)]`, 72 bytes, the C core's `aether_mat3d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Mat3d {
     /// The elements in memory order (3x3 matrix of f64, stored row-major: element (r, c) at m[r*3 + c]).
     pub m: [f64; 9],
@@ -743,6 +760,7 @@ impl From<Mat3d> for [f64; 9] {
 /// `#[repr(C)]`, 128 bytes, the C core's `aether_mat4d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
 pub struct Mat4d {
     /// The elements in memory order (4x4 matrix of f64, stored row-major: element (r, c) at m[r*4 + c]).
     pub m: [f64; 16],

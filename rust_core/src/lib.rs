@@ -82,6 +82,11 @@ pub use ulp::{aether_f32_ulp_distance, aether_f64_ulp_distance};
 mod contract;
 pub use contract::*;
 
+// Conversions from and to glam's and mint's types (features `glam`, `mint`).
+#[rustfmt::skip]
+#[allow(unused_imports)]
+mod interop;
+
 // The integer predicates, generated as the spec states them.
 #[rustfmt::skip]
 #[allow(unused_parens, clippy::all, clippy::pedantic)]

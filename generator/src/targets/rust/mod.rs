@@ -24,6 +24,7 @@ use crate::targets::shared::stmt::{self, Arr, Loop, ParamTy, Place, Statements, 
 use crate::targets::{Capabilities, Exactness, Output, Target};
 
 pub mod flat;
+pub mod interop;
 pub mod predicates;
 
 #[derive(Debug)]
@@ -361,6 +362,7 @@ fn structs(model: &Model, t: &ElemType) -> Vec<String> {
         ));
         out.push("#[repr(C)]".into());
         out.push("#[derive(Clone, Copy, Debug, Default, PartialEq)]".into());
+        out.push("#[cfg_attr(feature = \"bytemuck\", derive(bytemuck::Pod, bytemuck::Zeroable))]".into());
         out.push(format!("pub struct {name} {{"));
         out.extend(fields);
         out.push("}".into());
@@ -825,6 +827,7 @@ pub fn crate_files(model: &Model, lowered: &[Function], banner: &str) -> Result<
         Output::new("rust_core/src/contract.rs", contract_source(model, lowered, banner)),
         Output::new("rust_core/src/sqrt.rs", sqrt),
         Output::new("rust_core/src/ulp.rs", ulp),
+        Output::new("rust_core/src/interop.rs", interop::source(model, &rust_banner(banner))),
         Output::new("rust_core/src/predicate.rs", predicates::source(model, &rust_banner(banner))),
         Output::new("rust_core/check/flat.rs", flat::source(model, banner)),
     ])
