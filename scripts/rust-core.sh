@@ -71,6 +71,28 @@ target/debug/rust_core_check --per-function "$per" --expect-fail mutant:true-div
     "wasm32=$wasi target/wasm32-wasip1/release/aether-rust-check.wasm" \
     "wasm32-simd128=$wasi target/rust-core-simd128/wasm32-wasip1/release/aether-rust-check.wasm" \
     "mutant=target/rust-core-mutant/release/aether-rust-check" | tee "$tmp/out.txt"
+# The crate as a user gets it: cargo package (the packaged files build alone), and the consumer
+# crate outside the workspace (examples/rust-consumer: by path, with the glam, mint and bytemuck
+# features): its tests and doctests, and its program's line on x86_64, aarch64 and wasm32,
+# which must be examples/rust-consumer/expected.txt on each.
+cargo package -q -p aether-core --allow-dirty
+consumer=(--manifest-path examples/rust-consumer/Cargo.toml)
+export CARGO_TARGET_DIR=target/rust-consumer
+cargo test -q "${consumer[@]}"
+cargo build -q --release "${consumer[@]}"
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc cargo build -q --release "${consumer[@]}" --target aarch64-unknown-linux-gnu
+cargo build -q --release "${consumer[@]}" --target wasm32-wasip1
+for run in "target/rust-consumer/release/aether-rust-consumer" \
+    "qemu-aarch64 -L /usr/aarch64-linux-gnu target/rust-consumer/aarch64-unknown-linux-gnu/release/aether-rust-consumer" \
+    "$wasi target/rust-consumer/wasm32-wasip1/release/aether-rust-consumer.wasm"; do
+    if ! $run | diff examples/rust-consumer/expected.txt - >/dev/null; then
+        echo "rust-core: the consumer's line differs from examples/rust-consumer/expected.txt under: $run" >&2
+        $run >&2
+        exit 1
+    fi
+done
+unset CARGO_TARGET_DIR
+echo "rust-core: the packaged crate builds; the consumer crate's tests and doctests pass; its line is the expected one on x86_64, aarch64 and wasm32"
 echo "rust-core: $((SECONDS - t0)) s in all"
 if [ -n "$report" ]; then
     {

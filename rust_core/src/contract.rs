@@ -6843,7 +6843,7 @@ impl Quatf {
     }
     /// [`aether_quatf_mul`] with `self` as `a`.
     #[inline]
-    pub fn quat_mul(self, b: Quatf) -> Quatf {
+    pub fn mul(self, b: Quatf) -> Quatf {
         aether_quatf_mul(self, b)
     }
     /// [`aether_quatf_conjugate`] with `self` as `a`.
@@ -6863,6 +6863,15 @@ impl Quatf {
     }
 }
 
+/// [`aether_quatf_mul`].
+impl core::ops::Mul for Quatf {
+    type Output = Quatf;
+    #[inline]
+    fn mul(self, rhs: Quatf) -> Quatf {
+        aether_quatf_mul(self, rhs)
+    }
+}
+
 impl Pairf {
     /// [`aether_pairf_neumaier_add`] with `self` as `p`.
     #[inline]
@@ -6871,12 +6880,12 @@ impl Pairf {
     }
     /// [`aether_pairf_combine`] with `self` as `a`.
     #[inline]
-    pub fn pair_combine(self, b: Pairf) -> Pairf {
+    pub fn combine(self, b: Pairf) -> Pairf {
         aether_pairf_combine(self, b)
     }
     /// [`aether_pairf_value`] with `self` as `p`.
     #[inline]
-    pub fn pair_value(self) -> f32 {
+    pub fn value(self) -> f32 {
         aether_pairf_value(self)
     }
 }
@@ -6889,7 +6898,7 @@ impl Mat2f {
     }
     /// [`aether_mat2f_mul`] with `self` as `a`.
     #[inline]
-    pub fn mat_mul(self, b: Mat2f) -> Mat2f {
+    pub fn mul(self, b: Mat2f) -> Mat2f {
         aether_mat2f_mul(self, b)
     }
     /// [`aether_mat2f_transpose`] with `self` as `m`.
@@ -6899,7 +6908,7 @@ impl Mat2f {
     }
     /// [`aether_mat2f_dot`] with `self` as `a`.
     #[inline]
-    pub fn mat_dot(self, b: Mat2f) -> f32 {
+    pub fn dot(self, b: Mat2f) -> f32 {
         aether_mat2f_dot(self, b)
     }
     /// [`aether_mat2f_determinant`] with `self` as `m`.
@@ -6923,6 +6932,15 @@ impl core::ops::Mul<Vec2f> for Mat2f {
     }
 }
 
+/// [`aether_mat2f_mul`].
+impl core::ops::Mul for Mat2f {
+    type Output = Mat2f;
+    #[inline]
+    fn mul(self, rhs: Mat2f) -> Mat2f {
+        aether_mat2f_mul(self, rhs)
+    }
+}
+
 impl Mat3f {
     /// [`aether_mat3f_mul_vec`] with `self` as `m`.
     #[inline]
@@ -6931,7 +6949,7 @@ impl Mat3f {
     }
     /// [`aether_mat3f_mul`] with `self` as `a`.
     #[inline]
-    pub fn mat_mul(self, b: Mat3f) -> Mat3f {
+    pub fn mul(self, b: Mat3f) -> Mat3f {
         aether_mat3f_mul(self, b)
     }
     /// [`aether_mat3f_transpose`] with `self` as `m`.
@@ -6941,7 +6959,7 @@ impl Mat3f {
     }
     /// [`aether_mat3f_dot`] with `self` as `a`.
     #[inline]
-    pub fn mat_dot(self, b: Mat3f) -> f32 {
+    pub fn dot(self, b: Mat3f) -> f32 {
         aether_mat3f_dot(self, b)
     }
     /// [`aether_mat3f_determinant`] with `self` as `m`.
@@ -6965,6 +6983,15 @@ impl core::ops::Mul<Vec3f> for Mat3f {
     }
 }
 
+/// [`aether_mat3f_mul`].
+impl core::ops::Mul for Mat3f {
+    type Output = Mat3f;
+    #[inline]
+    fn mul(self, rhs: Mat3f) -> Mat3f {
+        aether_mat3f_mul(self, rhs)
+    }
+}
+
 impl Mat4f {
     /// [`aether_mat4f_mul_vec`] with `self` as `m`.
     #[inline]
@@ -6973,7 +7000,7 @@ impl Mat4f {
     }
     /// [`aether_mat4f_mul`] with `self` as `a`.
     #[inline]
-    pub fn mat_mul(self, b: Mat4f) -> Mat4f {
+    pub fn mul(self, b: Mat4f) -> Mat4f {
         aether_mat4f_mul(self, b)
     }
     /// [`aether_mat4f_transpose`] with `self` as `m`.
@@ -6983,7 +7010,7 @@ impl Mat4f {
     }
     /// [`aether_mat4f_dot`] with `self` as `a`.
     #[inline]
-    pub fn mat_dot(self, b: Mat4f) -> f32 {
+    pub fn dot(self, b: Mat4f) -> f32 {
         aether_mat4f_dot(self, b)
     }
     /// [`aether_mat4f_determinant`] with `self` as `m`.
@@ -7004,6 +7031,15 @@ impl core::ops::Mul<Vec4f> for Mat4f {
     #[inline]
     fn mul(self, rhs: Vec4f) -> Vec4f {
         aether_mat4f_mul_vec(self, rhs)
+    }
+}
+
+/// [`aether_mat4f_mul`].
+impl core::ops::Mul for Mat4f {
+    type Output = Mat4f;
+    #[inline]
+    fn mul(self, rhs: Mat4f) -> Mat4f {
+        aether_mat4f_mul(self, rhs)
     }
 }
 
@@ -7456,7 +7492,7 @@ impl Quatd {
     }
     /// [`aether_quatd_mul`] with `self` as `a`.
     #[inline]
-    pub fn quat_mul(self, b: Quatd) -> Quatd {
+    pub fn mul(self, b: Quatd) -> Quatd {
         aether_quatd_mul(self, b)
     }
     /// [`aether_quatd_conjugate`] with `self` as `a`.
@@ -7476,6 +7512,15 @@ impl Quatd {
     }
 }
 
+/// [`aether_quatd_mul`].
+impl core::ops::Mul for Quatd {
+    type Output = Quatd;
+    #[inline]
+    fn mul(self, rhs: Quatd) -> Quatd {
+        aether_quatd_mul(self, rhs)
+    }
+}
+
 impl Paird {
     /// [`aether_paird_neumaier_add`] with `self` as `p`.
     #[inline]
@@ -7484,12 +7529,12 @@ impl Paird {
     }
     /// [`aether_paird_combine`] with `self` as `a`.
     #[inline]
-    pub fn pair_combine(self, b: Paird) -> Paird {
+    pub fn combine(self, b: Paird) -> Paird {
         aether_paird_combine(self, b)
     }
     /// [`aether_paird_value`] with `self` as `p`.
     #[inline]
-    pub fn pair_value(self) -> f64 {
+    pub fn value(self) -> f64 {
         aether_paird_value(self)
     }
 }
@@ -7502,7 +7547,7 @@ impl Mat2d {
     }
     /// [`aether_mat2d_mul`] with `self` as `a`.
     #[inline]
-    pub fn mat_mul(self, b: Mat2d) -> Mat2d {
+    pub fn mul(self, b: Mat2d) -> Mat2d {
         aether_mat2d_mul(self, b)
     }
     /// [`aether_mat2d_transpose`] with `self` as `m`.
@@ -7512,7 +7557,7 @@ impl Mat2d {
     }
     /// [`aether_mat2d_dot`] with `self` as `a`.
     #[inline]
-    pub fn mat_dot(self, b: Mat2d) -> f64 {
+    pub fn dot(self, b: Mat2d) -> f64 {
         aether_mat2d_dot(self, b)
     }
     /// [`aether_mat2d_determinant`] with `self` as `m`.
@@ -7536,6 +7581,15 @@ impl core::ops::Mul<Vec2d> for Mat2d {
     }
 }
 
+/// [`aether_mat2d_mul`].
+impl core::ops::Mul for Mat2d {
+    type Output = Mat2d;
+    #[inline]
+    fn mul(self, rhs: Mat2d) -> Mat2d {
+        aether_mat2d_mul(self, rhs)
+    }
+}
+
 impl Mat3d {
     /// [`aether_mat3d_mul_vec`] with `self` as `m`.
     #[inline]
@@ -7544,7 +7598,7 @@ impl Mat3d {
     }
     /// [`aether_mat3d_mul`] with `self` as `a`.
     #[inline]
-    pub fn mat_mul(self, b: Mat3d) -> Mat3d {
+    pub fn mul(self, b: Mat3d) -> Mat3d {
         aether_mat3d_mul(self, b)
     }
     /// [`aether_mat3d_transpose`] with `self` as `m`.
@@ -7554,7 +7608,7 @@ impl Mat3d {
     }
     /// [`aether_mat3d_dot`] with `self` as `a`.
     #[inline]
-    pub fn mat_dot(self, b: Mat3d) -> f64 {
+    pub fn dot(self, b: Mat3d) -> f64 {
         aether_mat3d_dot(self, b)
     }
     /// [`aether_mat3d_determinant`] with `self` as `m`.
@@ -7578,6 +7632,15 @@ impl core::ops::Mul<Vec3d> for Mat3d {
     }
 }
 
+/// [`aether_mat3d_mul`].
+impl core::ops::Mul for Mat3d {
+    type Output = Mat3d;
+    #[inline]
+    fn mul(self, rhs: Mat3d) -> Mat3d {
+        aether_mat3d_mul(self, rhs)
+    }
+}
+
 impl Mat4d {
     /// [`aether_mat4d_mul_vec`] with `self` as `m`.
     #[inline]
@@ -7586,7 +7649,7 @@ impl Mat4d {
     }
     /// [`aether_mat4d_mul`] with `self` as `a`.
     #[inline]
-    pub fn mat_mul(self, b: Mat4d) -> Mat4d {
+    pub fn mul(self, b: Mat4d) -> Mat4d {
         aether_mat4d_mul(self, b)
     }
     /// [`aether_mat4d_transpose`] with `self` as `m`.
@@ -7596,7 +7659,7 @@ impl Mat4d {
     }
     /// [`aether_mat4d_dot`] with `self` as `a`.
     #[inline]
-    pub fn mat_dot(self, b: Mat4d) -> f64 {
+    pub fn dot(self, b: Mat4d) -> f64 {
         aether_mat4d_dot(self, b)
     }
     /// [`aether_mat4d_determinant`] with `self` as `m`.
@@ -7617,6 +7680,15 @@ impl core::ops::Mul<Vec4d> for Mat4d {
     #[inline]
     fn mul(self, rhs: Vec4d) -> Vec4d {
         aether_mat4d_mul_vec(self, rhs)
+    }
+}
+
+/// [`aether_mat4d_mul`].
+impl core::ops::Mul for Mat4d {
+    type Output = Mat4d;
+    #[inline]
+    fn mul(self, rhs: Mat4d) -> Mat4d {
+        aether_mat4d_mul(self, rhs)
     }
 }
 

@@ -37,7 +37,11 @@ fn the_rust_core_matches_the_reference() {
             failures.push(format!("{name}: {} mismatches in all", tally.mismatches));
         }
     }
-    println!("rust core: {} callables, {total} inputs compared with the reference, {} mismatch reports", flat::ENTRIES.len(), failures.len());
+    println!(
+        "rust core: {} callables, {total} inputs compared with the reference, {} mismatch reports",
+        flat::ENTRIES.len(),
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -105,7 +109,8 @@ fn the_integer_square_root_is_correctly_rounded() {
     let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
     let same64 = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
     let mut bad = Vec::new();
-    let patterns = (0..1u32 << 20).chain((0..u32::MAX / 61).map(|k| k * 61)).chain(0x7f70_0000..=0x7fff_ffff).chain(0x8000_0000..0x8010_0000);
+    let patterns =
+        (0..1u32 << 20).chain((0..u32::MAX / 61).map(|k| k * 61)).chain(0x7f70_0000..=0x7fff_ffff).chain(0x8000_0000..0x8010_0000);
     let mut n32 = 0u64;
     for b in patterns {
         let x = f32::from_bits(b);
@@ -126,7 +131,8 @@ fn the_integer_square_root_is_correctly_rounded() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // Negative controls: the integer root truncated, or rounded half up,
     // differs from the correctly rounded one on inputs of this sample.
-    let truncated = |x: f32| f32::from_bits(aether_sqrt_soft_f32(x).to_bits() - u32::from(aether_sqrt_soft_f32(x) * aether_sqrt_soft_f32(x) > x));
+    let truncated =
+        |x: f32| f32::from_bits(aether_sqrt_soft_f32(x).to_bits() - u32::from(aether_sqrt_soft_f32(x) * aether_sqrt_soft_f32(x) > x));
     assert!((1..1u32 << 20).map(|k| f32::from_bits(0x3f80_0000 + k)).any(|x| truncated(x).to_bits() != x.sqrt().to_bits()));
 }
 

@@ -37,6 +37,8 @@ const SQRT_RS: &str = include_str!("../../../../templates/rust/sqrt.rs");
 const ULP_RS: &str = include_str!("../../../../templates/rust/ulp.rs");
 const LIB_RS: &str = include_str!("../../../../templates/rust/lib.rs.j2");
 const README: &str = include_str!("../../../../templates/rust/README.md.j2");
+const LICENSE_MIT: &str = include_str!("../../../../LICENSE-MIT");
+const LICENSE_APACHE: &str = include_str!("../../../../LICENSE-APACHE");
 const CARGO_TOML: &str = include_str!("../../../../templates/rust/Cargo.toml.j2");
 
 /// The spelling of Rust: operators for the rounded operations (rustc keeps
@@ -440,8 +442,8 @@ fn function(model: &Model, f: &Function) -> Vec<String> {
     out
 }
 
-/// The operator trait a family gives, for functions of these parameter and
-/// result types: `(trait, method, rhs)`.
+/// The operator trait a function gives (by its name without the type, and
+/// its parameter and result types): `(trait, method)`.
 fn operator(f: &Function) -> Option<(&'static str, &'static str)> {
     let shape = |k: &Kind| match k {
         Kind::Shape(s) => Some(s.name.clone()),
@@ -449,7 +451,7 @@ fn operator(f: &Function) -> Option<(&'static str, &'static str)> {
     };
     let first = shape(&f.params.first()?.kind)?;
     let ret = shape(&f.ret)?;
-    match (f.family.as_str(), f.params.len()) {
+    match (f.op.as_str(), f.params.len()) {
         ("neg", 1) if ret == first => Some(("Neg", "neg")),
         ("add", 2) if ret == first && shape(&f.params[1].kind)? == first => Some(("Add", "add")),
         ("sub", 2) if ret == first && shape(&f.params[1].kind)? == first => Some(("Sub", "sub")),
@@ -460,7 +462,8 @@ fn operator(f: &Function) -> Option<(&'static str, &'static str)> {
 }
 
 /// The methods of every struct (each function whose first parameter is the
-/// struct, under its family's name) and the operators the contract defines.
+/// struct, under its name without the type: `aether_quatf_rotate` is
+/// `q.rotate(v)`) and the operators the contract defines.
 fn methods(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<String> {
     let sp = RustSp;
     let mut out = Vec::new();
@@ -480,13 +483,13 @@ fn methods(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<String> {
             let name = model.c_name(f);
             let ret = sp.kind_type(model, &f.ret, t);
             let rest: Vec<&crate::model::Param> = f.params[1..].iter().collect();
-            if !seen.contains(&f.family) {
-                seen.push(f.family.clone());
+            if !seen.contains(&f.op) {
+                seen.push(f.op.clone());
                 let ps: Vec<String> = rest.iter().map(|p| format!(", {}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
                 let args: Vec<String> = rest.iter().map(|p| format!(", {}", p.name)).collect();
                 ms.push(format!("    /// [`{name}`] with `self` as `{}`.", p0.name));
                 ms.push("    #[inline]".into());
-                ms.push(format!("    pub fn {}(self{}) -> {ret} {{", f.family, ps.concat()));
+                ms.push(format!("    pub fn {}(self{}) -> {ret} {{", f.op, ps.concat()));
                 ms.push(format!("        {name}(self{})", args.concat()));
                 ms.push("    }".into());
             }
@@ -830,5 +833,8 @@ pub fn crate_files(model: &Model, lowered: &[Function], banner: &str) -> Result<
         Output::new("rust_core/src/interop.rs", interop::source(model, &rust_banner(banner))),
         Output::new("rust_core/src/predicate.rs", predicates::source(model, &rust_banner(banner))),
         Output::new("rust_core/check/flat.rs", flat::source(model, banner)),
+        // The project's license texts, as they are (a license file carries no banner).
+        Output::new("rust_core/LICENSE-MIT", LICENSE_MIT),
+        Output::new("rust_core/LICENSE-APACHE", LICENSE_APACHE),
     ])
 }
