@@ -5,7 +5,8 @@
 # glibc's libm, its libmvec (gcc's vectoriser under -ffast-math) and Rust's std. Every aether contender's output is
 # first compared with the hand-written reference item by item (a differing bit stops the run).
 #
-#   scripts/bench.sh --check            CI: formatting, clippy, the bits at n = 1024 and n = 4099
+#   scripts/bench.sh --check            CI: formatting, clippy, the bits at n = 1024 and n = 4099,
+#                                       and scripts/bench-rust.sh --check (the Rust core's benchmark)
 #   scripts/bench.sh [--report FILE] [--rounds R] [--big N]
 #                                       writes docs/reports/performance.md (default): ns per item
 #                                       at n = 1024 (best of R = 11 rounds) and n = N = 4194304
@@ -52,6 +53,8 @@ if [ "$check" = 1 ]; then
     "$bin" --check --n 1024
     # An odd count: the lanes forms' and the sums' tails.
     "$bin" --check --n 4099
+    # The Rust core's benchmark (bench/rust-core): its formatting, clippy and bits.
+    bash scripts/bench-rust.sh --check
     exit 0
 fi
 
