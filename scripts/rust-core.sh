@@ -62,6 +62,20 @@ CARGO_TARGET_DIR=target/rust-core-mutant cargo build -q --release --manifest-pat
 echo "rust-core: built 8 runners in $((SECONDS - t0)) s"
 
 wasi="node --no-warnings scripts/wasi-run.mjs"
+# The self-test on every build; the mutant's must fail it (its witnesses come from the contract's
+# corpus).
+for run in target/debug/aether-rust-check target/release/aether-rust-check target/rust-core-v3/release/aether-rust-check \
+    target/rust-core-native/release/aether-rust-check \
+    "qemu-aarch64 -L /usr/aarch64-linux-gnu target/aarch64-unknown-linux-gnu/release/aether-rust-check" \
+    "$wasi target/wasm32-wasip1/release/aether-rust-check.wasm" "$wasi target/rust-core-simd128/wasm32-wasip1/release/aether-rust-check.wasm"; do
+    $run --selftest >"$tmp/selftest.txt" || { cat "$tmp/selftest.txt"; echo "rust-core: the self-test fails under $run" >&2; exit 1; }
+done
+echo "rust-core: $(cat "$tmp/selftest.txt") on all seven builds"
+if target/rust-core-mutant/release/aether-rust-check --selftest >"$tmp/selftest.txt"; then
+    echo "rust-core: the true-division mutant's core passes the self-test" >&2
+    exit 1
+fi
+echo "rust-core: the mutant's self-test fails, as it must: $(cat "$tmp/selftest.txt")"
 target/debug/rust_core_check --per-function "$per" --expect-fail mutant:true-division \
     "debug=target/debug/aether-rust-check" \
     "release=target/release/aether-rust-check" \

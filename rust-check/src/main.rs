@@ -7,7 +7,8 @@
 //! input words (u32 count, then u64 words); the answer is a u32 count and
 //! the result words, or `u32::MAX` when the words do not fit the callable
 //! (its thunk's None) and `u32::MAX - 1` for an unknown name. Every integer
-//! is little-endian. A predicate's form is named `predicate:NAME:golden` or
+//! is little-endian. `--selftest` runs `aether_selftest()` instead (exit 1
+//! when a check fails). A predicate's form is named `predicate:NAME:golden` or
 //! `predicate:NAME:integer`, and answers one word, 1 or 0. The answers are flushed whenever the runner would wait
 //! for input, so the host may send a whole batch before it reads.
 
@@ -65,6 +66,16 @@ fn main() -> std::io::Result<()> {
             let answer = move |w: &[u64]| (w.len() == arity).then(|| vec![u64::from(f(w))]);
             thunks.insert(format!("predicate:{name}:{form}"), Box::new(answer));
         }
+    }
+    if std::env::args().nth(1).as_deref() == Some("--selftest") {
+        match aether_core::aether_selftest() {
+            Ok(n) => println!("aether_selftest: {n} checks passed"),
+            Err(e) => {
+                println!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return Ok(());
     }
     if std::env::args().nth(1).as_deref() == Some("--list") {
         for e in flat::ENTRIES {

@@ -87,6 +87,12 @@ pub use contract::*;
 #[allow(unused_imports)]
 mod interop;
 
+// The self-test: the rounding mode, the subnormal probes and the witnesses.
+#[rustfmt::skip]
+#[allow(clippy::all, clippy::pedantic)]
+mod selftest;
+pub use selftest::{aether_selftest, SelftestFailure};
+
 // The integer predicates, generated as the spec states them.
 #[rustfmt::skip]
 #[allow(unused_parens, clippy::all, clippy::pedantic)]

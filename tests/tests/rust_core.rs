@@ -173,3 +173,12 @@ fn the_rust_predicates_match_the_reference() {
     }
     println!("rust core predicates: {n} inputs, both forms agree with the reference; the self-test passes");
 }
+
+/// The self-test passes on the core as built here (a mutant's core fails it:
+/// scripts/rust-core.sh).
+#[test]
+fn the_self_test_passes() {
+    let n = aether_core::aether_selftest().unwrap_or_else(|e| panic!("{e}"));
+    println!("aether_selftest of the Rust core: {n} checks passed");
+    assert!(n > 40, "the self-test checks the rounding, the subnormal probes and the witnesses: {n}");
+}

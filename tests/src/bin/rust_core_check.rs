@@ -66,7 +66,8 @@ fn write_mutant(name: &str, dir: &std::path::Path) {
     let model = model();
     let m = mutants::Mutant::from_name(name).unwrap_or_else(|| panic!("no mutant `{name}`"));
     let (mutant_model, mutated) = m.build(&model).unwrap();
-    let files = targets::rust::crate_files(&mutant_model, &mutated, &output::banner(&model)).unwrap();
+    let witnesses = aether_tests::witnesses(&model);
+    let files = targets::rust::crate_files(&mutant_model, &mutated, &output::banner(&model), &witnesses).unwrap();
     for f in files {
         let path = dir.join(&f.path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -26,6 +26,7 @@ use crate::targets::{Capabilities, Exactness, Output, Target};
 pub mod flat;
 pub mod interop;
 pub mod predicates;
+pub mod selftest;
 
 #[derive(Debug)]
 pub struct Rust;
@@ -134,6 +135,15 @@ impl Spelling for RustSp {
     fn declare_out(&self, ty: &str) -> String {
         format!("let mut {OUT}: {ty} = {ty}::ZERO;")
     }
+}
+
+/// A literal of the value whose bits are `w` (an f32's in the low 32 bits).
+pub fn literal_bits(w: u64, elem: &ElemType) -> String {
+    let v = if elem.bits == 32 { f64::from(f32::from_bits(w as u32)) } else { f64::from_bits(w) };
+    if v.is_nan() {
+        return if elem.bits == 32 { format!("f32::from_bits(0x{:08x})", w as u32) } else { format!("f64::from_bits(0x{w:016x})") };
+    }
+    literal(v, elem)
 }
 
 /// Rust's statements: every variable initialised (`let mut`, arrays
@@ -793,9 +803,9 @@ impl Target for Rust {
         Capabilities { f64: true, i64: true, pointers: true, compute: false }
     }
 
-    fn render(&self, model: &Model, banner: &str, _corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
-        let lowered = model.lowered();
-        Ok(crate_files(model, &lowered, banner)?)
+    fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
+        let witnesses = crate::selftest::witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
+        crate_files(model, &model.lowered(), banner, &witnesses)
     }
 }
 
@@ -807,8 +817,14 @@ pub fn rust_banner(banner: &str) -> String {
 }
 
 /// Every file of the crate for the given lowered functions (the model's own,
-/// or a mutant's).
-pub fn crate_files(model: &Model, lowered: &[Function], banner: &str) -> Result<Vec<Output>, Error> {
+/// or a mutant's), the self-test replaying `witnesses` (chosen from the
+/// model's own corpus, so a mutant's crate fails them).
+pub fn crate_files(
+    model: &Model,
+    lowered: &[Function],
+    banner: &str,
+    witnesses: &[crate::selftest::Witness],
+) -> Result<Vec<Output>, Error> {
     let hash = |s: &str| s.lines().map(|l| format!("# {l}").trim_end().to_string()).collect::<Vec<_>>().join("\n");
     let ctx = minijinja::context! {
         banner_hash => hash(banner),
@@ -831,6 +847,7 @@ pub fn crate_files(model: &Model, lowered: &[Function], banner: &str) -> Result<
         Output::new("rust_core/src/sqrt.rs", sqrt),
         Output::new("rust_core/src/ulp.rs", ulp),
         Output::new("rust_core/src/interop.rs", interop::source(model, &rust_banner(banner))),
+        Output::new("rust_core/src/selftest.rs", selftest::source(model, &rust_banner(banner), witnesses)),
         Output::new("rust_core/src/predicate.rs", predicates::source(model, &rust_banner(banner))),
         Output::new("rust_core/check/flat.rs", flat::source(model, banner)),
         // The project's license texts, as they are (a license file carries no banner).
