@@ -55,7 +55,6 @@ const GENERATED: &[(&str, &str)] = &[
     ("stride", "CUDA batch kernels' grid stride"),
     ("stream", "CUDA batch launchers' stream"),
     ("len", "CUDA row batches' row length"),
-    ("in", "c_family/flat.rs thunks' input words"),
     ("n_in", "c_family/flat.rs thunks' input count"),
     ("cap", "c_family/flat.rs thunks' result capacity"),
     ("o", "c_family/flat.rs thunks' result count; CUDA warp tree's partner pair"),
@@ -110,7 +109,7 @@ const RENAMES: &[(&str, &str, &str)] = &[
     ("[families.div]", "r", "stride"),
     ("[families.neg]", "a", "def"),
     ("[families.abs]", "a", "lambda"),
-    ("[families.sign]", "a", "in"),
+    // (`in`, the C thunks' input words, is a Rust keyword: no spec can name it.)
     ("[families.min]", "b", "v_a"),
     ("[families.max]", "a", "v_b"),
     ("[families.lerp]", "b", "v_a_w0"),
@@ -445,6 +444,23 @@ fn a_spec_of_generated_names_compiles_everywhere() {
         }
         None => println!("names: no nvcc here (scripts/cuda-toolchain.sh installs one); the CUDA core was not compiled"),
     }
+    // The Rust core and its flat thunks (the runner crate over them), warnings denied, in a
+    // workspace of their own.
+    compiled.push("cargo (the Rust core and its runner)".into());
+    std::fs::write(dir.join("Cargo.toml"), "[workspace]\nresolver = \"2\"\nmembers = [\"rust_core\", \"rust-check\"]\n").unwrap();
+    let root = aether_generator::default_root();
+    std::fs::create_dir_all(dir.join("rust-check/src")).unwrap();
+    std::fs::copy(root.join("rust-check/src/main.rs"), dir.join("rust-check/src/main.rs")).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    std::fs::write(
+        dir.join("rust-check/Cargo.toml"),
+        "[package]\nname = \"aether-rust-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\naether-core = { path = \"../rust_core\" }\n",
+    )
+    .unwrap();
+    let target = root.join("target/names-spec-rust").display().to_string();
+    let mut cargo = job("cargo build (rust_core, rust-check)", Path::new("cargo"), &["build", "-q", "--workspace", "--target-dir", &target], &dir);
+    cargo.cmd.env("RUSTFLAGS", "-D warnings");
+    jobs.push(cargo);
     let count = jobs.len();
     let failures = run(jobs);
     assert!(failures.is_empty(), "{} of {count} compiles failed:\n\n{}", failures.len(), failures.join("\n\n"));

@@ -8,6 +8,13 @@ use crate::LengthError;
 
 /// vec2 of f32: components in memory order (x, y).
 ///
+/// ```
+/// use aether_core::Vec2f;
+/// let v = Vec2f::from([1.0, 2.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0]);
+/// assert_eq!(Vec2f::ZERO.to_array(), [0.0; 2]);
+/// ```
+///
 /// `#[repr(C)]`, 8 bytes, the C core's `aether_vec2f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -50,6 +57,13 @@ impl From<Vec2f> for [f32; 2] {
 }
 
 /// vec3 of f32: components in memory order (x, y, z).
+///
+/// ```
+/// use aether_core::Vec3f;
+/// let v = Vec3f::from([1.0, 2.0, 3.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0]);
+/// assert_eq!(Vec3f::ZERO.to_array(), [0.0; 3]);
+/// ```
 ///
 /// `#[repr(C)]`, 12 bytes, the C core's `aether_vec3f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -95,6 +109,13 @@ impl From<Vec3f> for [f32; 3] {
 }
 
 /// vec4 of f32: components in memory order (x, y, z, w).
+///
+/// ```
+/// use aether_core::Vec4f;
+/// let v = Vec4f::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Vec4f::ZERO.to_array(), [0.0; 4]);
+/// ```
 ///
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_vec4f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -143,6 +164,13 @@ impl From<Vec4f> for [f32; 4] {
 
 /// quat of f32: components in memory order (w, x, y, z).
 ///
+/// ```
+/// use aether_core::Quatf;
+/// let v = Quatf::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Quatf::ZERO.to_array(), [0.0; 4]);
+/// ```
+///
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_quatf` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -190,6 +218,13 @@ impl From<Quatf> for [f32; 4] {
 
 /// pair of f32: components in memory order (hi, comp).
 ///
+/// ```
+/// use aether_core::Pairf;
+/// let v = Pairf::from([1.0, 2.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0]);
+/// assert_eq!(Pairf::ZERO.to_array(), [0.0; 2]);
+/// ```
+///
 /// `#[repr(C)]`, 8 bytes, the C core's `aether_pairf` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -232,6 +267,13 @@ impl From<Pairf> for [f32; 2] {
 }
 
 /// rotation of f32: components in memory order (c, s, t, tau).
+///
+/// ```
+/// use aether_core::Rotationf;
+/// let v = Rotationf::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Rotationf::ZERO.to_array(), [0.0; 4]);
+/// ```
 ///
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_rotationf` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -280,6 +322,13 @@ impl From<Rotationf> for [f32; 4] {
 
 /// 2x2 matrix of f32, stored row-major: element (r, c) at m\[r*2 + c\].
 ///
+/// ```
+/// use aether_core::Mat2f;
+/// let v = Mat2f::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Mat2f::ZERO.to_array(), [0.0; 4]);
+/// ```
+///
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_mat2f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -320,6 +369,13 @@ impl From<Mat2f> for [f32; 4] {
 }
 
 /// 3x3 matrix of f32, stored row-major: element (r, c) at m\[r*3 + c\].
+///
+/// ```
+/// use aether_core::Mat3f;
+/// let v = Mat3f::from([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+/// assert_eq!(Mat3f::ZERO.to_array(), [0.0; 9]);
+/// ```
 ///
 /// `#[repr(C)]`, 36 bytes, the C core's `aether_mat3f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -362,6 +418,13 @@ impl From<Mat3f> for [f32; 9] {
 
 /// 4x4 matrix of f32, stored row-major: element (r, c) at m\[r*4 + c\].
 ///
+/// ```
+/// use aether_core::Mat4f;
+/// let v = Mat4f::from([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]);
+/// assert_eq!(Mat4f::ZERO.to_array(), [0.0; 16]);
+/// ```
+///
 /// `#[repr(C)]`, 64 bytes, the C core's `aether_mat4f` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -402,6 +465,13 @@ impl From<Mat4f> for [f32; 16] {
 }
 
 /// vec2 of f64: components in memory order (x, y).
+///
+/// ```
+/// use aether_core::Vec2d;
+/// let v = Vec2d::from([1.0, 2.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0]);
+/// assert_eq!(Vec2d::ZERO.to_array(), [0.0; 2]);
+/// ```
 ///
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_vec2d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -445,6 +515,13 @@ impl From<Vec2d> for [f64; 2] {
 }
 
 /// vec3 of f64: components in memory order (x, y, z).
+///
+/// ```
+/// use aether_core::Vec3d;
+/// let v = Vec3d::from([1.0, 2.0, 3.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0]);
+/// assert_eq!(Vec3d::ZERO.to_array(), [0.0; 3]);
+/// ```
 ///
 /// `#[repr(C)]`, 24 bytes, the C core's `aether_vec3d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -490,6 +567,13 @@ impl From<Vec3d> for [f64; 3] {
 }
 
 /// vec4 of f64: components in memory order (x, y, z, w).
+///
+/// ```
+/// use aether_core::Vec4d;
+/// let v = Vec4d::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Vec4d::ZERO.to_array(), [0.0; 4]);
+/// ```
 ///
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_vec4d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -538,6 +622,13 @@ impl From<Vec4d> for [f64; 4] {
 
 /// quat of f64: components in memory order (w, x, y, z).
 ///
+/// ```
+/// use aether_core::Quatd;
+/// let v = Quatd::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Quatd::ZERO.to_array(), [0.0; 4]);
+/// ```
+///
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_quatd` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -585,6 +676,13 @@ impl From<Quatd> for [f64; 4] {
 
 /// pair of f64: components in memory order (hi, comp).
 ///
+/// ```
+/// use aether_core::Paird;
+/// let v = Paird::from([1.0, 2.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0]);
+/// assert_eq!(Paird::ZERO.to_array(), [0.0; 2]);
+/// ```
+///
 /// `#[repr(C)]`, 16 bytes, the C core's `aether_paird` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -627,6 +725,13 @@ impl From<Paird> for [f64; 2] {
 }
 
 /// rotation of f64: components in memory order (c, s, t, tau).
+///
+/// ```
+/// use aether_core::Rotationd;
+/// let v = Rotationd::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Rotationd::ZERO.to_array(), [0.0; 4]);
+/// ```
 ///
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_rotationd` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
@@ -675,6 +780,13 @@ impl From<Rotationd> for [f64; 4] {
 
 /// 2x2 matrix of f64, stored row-major: element (r, c) at m\[r*2 + c\].
 ///
+/// ```
+/// use aether_core::Mat2d;
+/// let v = Mat2d::from([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(Mat2d::ZERO.to_array(), [0.0; 4]);
+/// ```
+///
 /// `#[repr(C)]`, 32 bytes, the C core's `aether_mat2d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -716,6 +828,13 @@ impl From<Mat2d> for [f64; 4] {
 
 /// 3x3 matrix of f64, stored row-major: element (r, c) at m\[r*3 + c\].
 ///
+/// ```
+/// use aether_core::Mat3d;
+/// let v = Mat3d::from([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+/// assert_eq!(Mat3d::ZERO.to_array(), [0.0; 9]);
+/// ```
+///
 /// `#[repr(C)]`, 72 bytes, the C core's `aether_mat3d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -756,6 +875,13 @@ impl From<Mat3d> for [f64; 9] {
 }
 
 /// 4x4 matrix of f64, stored row-major: element (r, c) at m\[r*4 + c\].
+///
+/// ```
+/// use aether_core::Mat4d;
+/// let v = Mat4d::from([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]);
+/// assert_eq!(v.to_array(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]);
+/// assert_eq!(Mat4d::ZERO.to_array(), [0.0; 16]);
+/// ```
 ///
 /// `#[repr(C)]`, 128 bytes, the C core's `aether_mat4d` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).
 #[repr(C)]

@@ -129,3 +129,8 @@ impl core::fmt::Display for LengthError {
 
 #[cfg(feature = "std")]
 impl std::error::Error for LengthError {}
+
+// The README's example runs as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -365,6 +365,14 @@ fn structs(model: &Model, t: &ElemType) -> Vec<String> {
             ),
         };
         out.push(format!("/// {}.", escape(&crate::targets::shared::docs::shape_doc(shape, s))));
+        let example: Vec<String> = (1..=n).map(|k| format!("{k}.0")).collect();
+        out.push("///".into());
+        out.push("/// ```".into());
+        out.push(format!("/// use aether_core::{name};"));
+        out.push(format!("/// let v = {name}::from([{}]);", example.join(", ")));
+        out.push(format!("/// assert_eq!(v.to_array(), [{}]);", example.join(", ")));
+        out.push(format!("/// assert_eq!({name}::ZERO.to_array(), [0.0; {n}]);"));
+        out.push("/// ```".into());
         out.push("///".into());
         out.push(format!(
             "/// `#[repr(C)]`, {} bytes, the C core's `aether_{}{}` field for field. `PartialEq` is IEEE equality (`-0 == +0`, NaN unequal).",
