@@ -458,7 +458,8 @@ fn a_spec_of_generated_names_compiles_everywhere() {
     )
     .unwrap();
     let target = root.join("target/names-spec-rust").display().to_string();
-    let mut cargo = job("cargo build (rust_core, rust-check)", Path::new("cargo"), &["build", "-q", "--workspace", "--target-dir", &target], &dir);
+    let mut cargo =
+        job("cargo build (rust_core, rust-check)", Path::new("cargo"), &["build", "-q", "--workspace", "--target-dir", &target], &dir);
     cargo.cmd.env("RUSTFLAGS", "-D warnings");
     jobs.push(cargo);
     let count = jobs.len();
