@@ -50,6 +50,9 @@ impl<T: Write> Write for Patient<T> {
     }
 }
 
+/// How a request is answered: the result words, or None when the words do not fit.
+type Answer = dyn Fn(&[u64]) -> Option<Vec<u64>>;
+
 fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
     let mut b = [0u8; 4];
     r.read_exact(&mut b)?;
@@ -57,7 +60,7 @@ fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
 }
 
 fn main() -> std::io::Result<()> {
-    let mut thunks: HashMap<String, Box<dyn Fn(&[u64]) -> Option<Vec<u64>>>> = HashMap::new();
+    let mut thunks: HashMap<String, Box<Answer>> = HashMap::new();
     for e in flat::ENTRIES {
         thunks.insert(e.0.to_string(), Box::new(e.4));
     }

@@ -160,7 +160,7 @@ fn kernel(model: &Model, k: &Kernel) -> Vec<String> {
             body.push(format!("    let term = {};", read(model, &k.shape, t, "rec", "1")));
             body.push(format!("    {name}(&mut value, &mut comp, element, term).ok()?;"));
             body.push("}".into());
-            body.push(format!("let mut out: Vec<u64> = Vec::with_capacity(2 * slots);"));
+            body.push("let mut out: Vec<u64> = Vec::with_capacity(2 * slots);".into());
             body.push(format!("out.extend(value.iter().map(|v| {}));", wr(t, "v")));
             body.push(format!("out.extend(comp.iter().map(|v| {}));", wr(t, "v")));
             body.push("Some(out)".into());

@@ -73,7 +73,7 @@ pub fn source(model: &Model, banner: &str) -> String {
                     let ours_args = |v: &str| names.iter().map(|c| format!("{v}.{c}")).collect::<Vec<_>>().join(", ");
                     conversion(&mut out, "glam", &ours, &glam, "q", format!("{glam}::from_xyzw(q.x, q.y, q.z, q.w)"));
                     conversion(&mut out, "glam", &glam, &ours, "g", format!("{ours}::new({})", ours_args("g")));
-                    let to_mint = format!("mint::Quaternion {{ v: mint::Vector3 {{ x: q.x, y: q.y, z: q.z }}, s: q.w }}");
+                    let to_mint = "mint::Quaternion { v: mint::Vector3 { x: q.x, y: q.y, z: q.z }, s: q.w }".to_string();
                     conversion(&mut out, "mint", &ours, &format!("mint::Quaternion<{s}>"), "q", to_mint);
                     let from_mint = names.iter().map(|c| if c == "w" { "g.s".to_string() } else { format!("g.v.{c}") }).collect::<Vec<_>>();
                     conversion(

@@ -683,7 +683,7 @@ fn linalg(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<String> {
         let ks = model.spec.kernel(&k.key).unwrap();
         if !many {
             let f = crate::targets::shared::linalg::single_func(model, k, &sp);
-            out.extend(doc(&[ks.doc.clone()], ""));
+            out.extend(doc(std::slice::from_ref(&ks.doc), ""));
             out.push("#[inline]".into());
             out.extend(f.text(&sp, model, t));
             continue;
