@@ -1090,12 +1090,24 @@ pub fn aether_vec3d_add(a: Vec3d, b: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_add(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x + b.x);
-    aether_out.y = (a.y + b.y);
-    aether_out.z = (a.z + b.z);
-    aether_out.w = (a.w + b.w);
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Vec4f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set_ps(b.w, b.z, b.y, b.x))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        aether_out.x = (a.x + b.x);
+        aether_out.y = (a.y + b.y);
+        aether_out.z = (a.z + b.z);
+        aether_out.w = (a.w + b.w);
+        return aether_out;
+    }
 }
 
 /// Componentwise a + b.
@@ -1180,12 +1192,24 @@ pub fn aether_vec3d_sub(a: Vec3d, b: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_sub(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x - b.x);
-    aether_out.y = (a.y - b.y);
-    aether_out.z = (a.z - b.z);
-    aether_out.w = (a.w - b.w);
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Vec4f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_sub_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set_ps(b.w, b.z, b.y, b.x))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        aether_out.x = (a.x - b.x);
+        aether_out.y = (a.y - b.y);
+        aether_out.z = (a.z - b.z);
+        aether_out.w = (a.w - b.w);
+        return aether_out;
+    }
 }
 
 /// Componentwise a - b.
@@ -1270,12 +1294,24 @@ pub fn aether_vec3d_mul(a: Vec3d, b: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_mul(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x * b.x);
-    aether_out.y = (a.y * b.y);
-    aether_out.z = (a.z * b.z);
-    aether_out.w = (a.w * b.w);
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Vec4f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_mul_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set_ps(b.w, b.z, b.y, b.x))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        aether_out.x = (a.x * b.x);
+        aether_out.y = (a.y * b.y);
+        aether_out.z = (a.z * b.z);
+        aether_out.w = (a.w * b.w);
+        return aether_out;
+    }
 }
 
 /// Componentwise a * b.
@@ -1360,12 +1396,24 @@ pub fn aether_vec3d_scale(a: Vec3d, s: f64) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_scale(a: Vec4f, s: f32) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (s * a.x);
-    aether_out.y = (s * a.y);
-    aether_out.z = (s * a.z);
-    aether_out.w = (s * a.w);
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Vec4f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_mul_ps(_mm_set1_ps(s), _mm_set_ps(a.w, a.z, a.y, a.x))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        aether_out.x = (s * a.x);
+        aether_out.y = (s * a.y);
+        aether_out.z = (s * a.z);
+        aether_out.w = (s * a.w);
+        return aether_out;
+    }
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1574,12 +1622,24 @@ pub fn aether_vec3d_neg(a: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_neg(a: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x * -1.0_f32);
-    aether_out.y = (a.y * -1.0_f32);
-    aether_out.z = (a.z * -1.0_f32);
-    aether_out.w = (a.w * -1.0_f32);
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Vec4f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_mul_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set1_ps(-1.0_f32))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        aether_out.x = (a.x * -1.0_f32);
+        aether_out.y = (a.y * -1.0_f32);
+        aether_out.z = (a.z * -1.0_f32);
+        aether_out.w = (a.w * -1.0_f32);
+        return aether_out;
+    }
 }
 
 /// Negation spelled a * -1.
@@ -1956,12 +2016,24 @@ pub fn aether_vec3d_lerp(a: Vec3d, b: Vec3d, t: f64) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_lerp(a: Vec4f, b: Vec4f, t: f32) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x + (t * (b.x - a.x)));
-    aether_out.y = (a.y + (t * (b.y - a.y)));
-    aether_out.z = (a.z + (t * (b.z - a.z)));
-    aether_out.w = (a.w + (t * (b.w - a.w)));
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Vec4f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_mul_ps(_mm_set1_ps(t), _mm_sub_ps(_mm_set_ps(b.w, b.z, b.y, b.x), _mm_set_ps(a.w, a.z, a.y, a.x))))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        aether_out.x = (a.x + (t * (b.x - a.x)));
+        aether_out.y = (a.y + (t * (b.y - a.y)));
+        aether_out.z = (a.z + (t * (b.z - a.z)));
+        aether_out.w = (a.w + (t * (b.w - a.w)));
+        return aether_out;
+    }
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2830,12 +2902,24 @@ pub fn aether_mat3d_mul_vec(m: Mat3d, v: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-    aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-    aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-    aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Vec4f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(_mm_set_ps(m.m[15], m.m[11], m.m[7], m.m[3]), _mm_set1_ps(v.w)), _mm_add_ps(_mm_mul_ps(_mm_set_ps(m.m[14], m.m[10], m.m[6], m.m[2]), _mm_set1_ps(v.z)), _mm_add_ps(_mm_mul_ps(_mm_set_ps(m.m[13], m.m[9], m.m[5], m.m[1]), _mm_set1_ps(v.y)), _mm_mul_ps(_mm_set_ps(m.m[12], m.m[8], m.m[4], m.m[0]), _mm_set1_ps(v.x)))))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Vec4f = Vec4f::ZERO;
+        aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+        aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+        aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+        aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+        return aether_out;
+    }
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -2862,12 +2946,24 @@ pub fn aether_mat4d_mul_vec(m: Mat4d, v: Vec4d) -> Vec4d {
 /// ```
 #[inline]
 pub fn aether_mat2f_mul(a: Mat2f, b: Mat2f) -> Mat2f {
-    let mut aether_out: Mat2f = Mat2f::ZERO;
-    aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-    aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-    aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-    aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Mat2f = Mat2f::ZERO;
+        let dst = (&mut aether_out as *mut Mat2f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Mat2f is #[repr(C)], 4 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(_mm_set_ps(a.m[3], a.m[3], a.m[1], a.m[1]), _mm_set_ps(b.m[3], b.m[2], b.m[3], b.m[2])), _mm_mul_ps(_mm_set_ps(a.m[2], a.m[2], a.m[0], a.m[0]), _mm_set_ps(b.m[1], b.m[0], b.m[1], b.m[0])))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Mat2f = Mat2f::ZERO;
+        aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+        aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+        aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+        aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+        return aether_out;
+    }
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -2936,24 +3032,42 @@ pub fn aether_mat3d_mul(a: Mat3d, b: Mat3d) -> Mat3d {
 /// ```
 #[inline]
 pub fn aether_mat4f_mul(a: Mat4f, b: Mat4f) -> Mat4f {
-    let mut aether_out: Mat4f = Mat4f::ZERO;
-    aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-    aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-    aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-    aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-    aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-    aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-    aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-    aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-    aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-    aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-    aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-    aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-    aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-    aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-    aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-    aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Mat4f = Mat4f::ZERO;
+        let dst = (&mut aether_out as *mut Mat4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; Mat4f is #[repr(C)], 16 f32 in memory order, so words 0..4 are in it.
+        unsafe { _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[3]), _mm_set_ps(b.m[15], b.m[14], b.m[13], b.m[12])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[2]), _mm_set_ps(b.m[11], b.m[10], b.m[9], b.m[8])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[1]), _mm_set_ps(b.m[7], b.m[6], b.m[5], b.m[4])), _mm_mul_ps(_mm_set1_ps(a.m[0]), _mm_set_ps(b.m[3], b.m[2], b.m[1], b.m[0])))))) };
+        // SAFETY: SSE is part of the x86_64 baseline; Mat4f is #[repr(C)], 16 f32 in memory order, so words 4..8 are in it.
+        unsafe { _mm_storeu_ps(dst.add(4), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[7]), _mm_set_ps(b.m[15], b.m[14], b.m[13], b.m[12])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[6]), _mm_set_ps(b.m[11], b.m[10], b.m[9], b.m[8])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[5]), _mm_set_ps(b.m[7], b.m[6], b.m[5], b.m[4])), _mm_mul_ps(_mm_set1_ps(a.m[4]), _mm_set_ps(b.m[3], b.m[2], b.m[1], b.m[0])))))) };
+        // SAFETY: SSE is part of the x86_64 baseline; Mat4f is #[repr(C)], 16 f32 in memory order, so words 8..12 are in it.
+        unsafe { _mm_storeu_ps(dst.add(8), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[11]), _mm_set_ps(b.m[15], b.m[14], b.m[13], b.m[12])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[10]), _mm_set_ps(b.m[11], b.m[10], b.m[9], b.m[8])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[9]), _mm_set_ps(b.m[7], b.m[6], b.m[5], b.m[4])), _mm_mul_ps(_mm_set1_ps(a.m[8]), _mm_set_ps(b.m[3], b.m[2], b.m[1], b.m[0])))))) };
+        // SAFETY: SSE is part of the x86_64 baseline; Mat4f is #[repr(C)], 16 f32 in memory order, so words 12..16 are in it.
+        unsafe { _mm_storeu_ps(dst.add(12), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[15]), _mm_set_ps(b.m[15], b.m[14], b.m[13], b.m[12])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[14]), _mm_set_ps(b.m[11], b.m[10], b.m[9], b.m[8])), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[13]), _mm_set_ps(b.m[7], b.m[6], b.m[5], b.m[4])), _mm_mul_ps(_mm_set1_ps(a.m[12]), _mm_set_ps(b.m[3], b.m[2], b.m[1], b.m[0])))))) };
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut aether_out: Mat4f = Mat4f::ZERO;
+        aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+        aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+        aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+        aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+        aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+        aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+        aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+        aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+        aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+        aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+        aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+        aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+        aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+        aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+        aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+        aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+        return aether_out;
+    }
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].

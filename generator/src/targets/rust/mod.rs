@@ -444,7 +444,8 @@ fn helpers(t: &ElemType) -> Vec<String> {
     out
 }
 
-/// One function of the model, whole.
+/// One function of the model, whole: its lane-wise SSE form first where it
+/// has one (x86_64), then the scalar body every other target runs.
 fn function(model: &Model, f: &Function) -> Vec<String> {
     let t = model.spec.types.iter().find(|t| t.name == f.elem).unwrap();
     let sp = RustSp;
@@ -454,10 +455,104 @@ fn function(model: &Model, f: &Function) -> Vec<String> {
     let mut out = function_doc(model, f);
     out.push("#[inline]".into());
     out.push(format!("pub fn {name}({}) -> {ret} {{", params.join(", ")));
-    out.extend(indent(print::body(&sp, model, f, t)));
+    match lanewise(model, f, t) {
+        Some(simd) => {
+            out.extend(indent(simd));
+            out.push("    #[cfg(not(target_arch = \"x86_64\"))]".into());
+            out.push("    {".into());
+            out.extend(indent(indent(print::body(&sp, model, f, t))));
+            out.push("    }".into());
+        }
+        None => out.extend(indent(print::body(&sp, model, f, t))),
+    }
     out.push("}".into());
     out.push(String::new());
     out
+}
+
+/// The four trees of one group of outputs in lockstep: an SSE expression
+/// that computes output `k` of the group in lane `k` with the very
+/// operations of its tree (each `_mm_*_ps` is the IEEE operation in every
+/// lane, in the MXCSR's rounding, as the scalar `addss`/`mulss` the scalar
+/// body compiles to), or None where the trees differ in an operation or use
+/// anything but the four rounded operations, inputs and literals.
+fn lanes_expr(sp: &RustSp, f: &Function, t: &ElemType, es: [&crate::model::Expr; 4]) -> Option<String> {
+    use crate::model::Expr;
+    let leaf = |e: &Expr| matches!(e, Expr::Lit(_) | Expr::Input { .. });
+    if es.iter().all(|e| leaf(e)) {
+        let printed: Vec<String> = es.iter().map(|e| print::expr(sp, f, t, e)).collect();
+        return Some(if printed.iter().all(|p| *p == printed[0]) {
+            format!("_mm_set1_ps({})", printed[0])
+        } else {
+            format!("_mm_set_ps({}, {}, {}, {})", printed[3], printed[2], printed[1], printed[0])
+        });
+    }
+    let Expr::Bin(op, ..) = es[0] else { return None };
+    let name = match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => "div",
+        _ => return None,
+    };
+    let mut lhs = Vec::new();
+    let mut rhs = Vec::new();
+    for e in es {
+        match e {
+            Expr::Bin(o, a, b) if o == op => {
+                lhs.push(&**a);
+                rhs.push(&**b);
+            }
+            _ => return None,
+        }
+    }
+    let a = lanes_expr(sp, f, t, [lhs[0], lhs[1], lhs[2], lhs[3]])?;
+    let b = lanes_expr(sp, f, t, [rhs[0], rhs[1], rhs[2], rhs[3]])?;
+    Some(format!("_mm_{name}_ps({a}, {b})"))
+}
+
+/// The lane-wise form of a binary32 function whose result is groups of four
+/// consecutive components (a vec4, each row of a row-major mat4) computed by
+/// isomorphic trees without temporaries: mat4 products, mat4 by vec4,
+/// transposes and the component-wise vec4 functions. None for any other.
+fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
+    let sp = RustSp;
+    if t.bits != 32 || !f.temps.is_empty() || f.outputs.len() % 4 != 0 || f.outputs.is_empty() {
+        return None;
+    }
+    let Kind::Shape(shape) = &f.ret else { return None };
+    if matches!(shape.kind, ShapeKind::Scalar) {
+        return None;
+    }
+    let mut groups = Vec::new();
+    for g in f.outputs.chunks(4) {
+        let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]])?;
+        // A group of leaves only (a copy) is no faster in lanes.
+        if !e.contains("_mm_add") && !e.contains("_mm_sub") && !e.contains("_mm_mul") && !e.contains("_mm_div") {
+            return None;
+        }
+        groups.push(e);
+    }
+    let ty = sp.kind_type(model, &f.ret, t);
+    let mut out = vec![
+        "#[cfg(target_arch = \"x86_64\")]".to_string(),
+        "{".into(),
+        "    use core::arch::x86_64::*;".into(),
+        format!("    let mut {OUT}: {ty} = {ty}::ZERO;"),
+        format!("    let dst = (&mut {OUT} as *mut {ty}).cast::<f32>();"),
+    ];
+    for (g, e) in groups.iter().enumerate() {
+        out.push(format!(
+            "    // SAFETY: SSE is part of the x86_64 baseline; {ty} is #[repr(C)], {} f32 in memory order, so words {}..{} are in it.",
+            f.outputs.len(),
+            4 * g,
+            4 * g + 4
+        ));
+        out.push(format!("    unsafe {{ _mm_storeu_ps(dst.add({}), {e}) }};", 4 * g));
+    }
+    out.push(format!("    {OUT}"));
+    out.push("}".into());
+    Some(out)
 }
 
 /// The operator trait a function gives (by its name without the type, and
