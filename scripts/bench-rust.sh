@@ -176,13 +176,12 @@ awk -F'|' '
     echo "  glam loop (here: four lanes in a \`Vec4\`/\`DVec4\`, the fastest loop a glam user writes without SIMD intrinsics;"
     echo "  the plain one-accumulator loop and Kahan's loop are beside it)"
     echo
-    echo "Reading mat4f_mul: its time depends on whether rustc inlines \`aether_mat4f_mul\` into the loop. Inlined"
-    echo "(as here: the loop is its one caller), LLVM's loop vectoriser vectorises across four items, through"
-    echo "scalar loads and shuffles; where the function has a second caller in the binary (an \`m * m\` loop beside"
-    echo "it), it stays a call, its body vectorised within the item (\`mulps\`/\`addps\` on rows, as glam's), and"
-    echo "while this benchmark was written that loop took about 1.4x glam's time on the default build where the"
-    echo "inlined one takes about 2x. Two loops of the same machine code also took different times when their"
-    echo "arrays lay differently (4 KiB aliasing): every contender's arrays here lie at the same offsets in a page."
+    echo "Reading mat4f_mul: on x86_64 the core computes it in SSE lanes (each row of the result from the rows"
+    echo "of b, loaded whole, times a's elements broadcast, in the contract's order); on the default build it"
+    echo "executes about as many instructions per item as glam's (callgrind, below) yet takes about twice the"
+    echo "time, which is not explained yet; at x86-64-v3 it is within about 1.2x. Two loops of the same machine"
+    echo "code also took different times when their arrays lay differently (4 KiB aliasing): every contender's"
+    echo "arrays here lie at the same offsets in a page."
     echo
     echo "## Summary"
     echo

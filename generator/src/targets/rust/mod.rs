@@ -475,17 +475,36 @@ fn function(model: &Model, f: &Function) -> Vec<String> {
 /// operations of its tree (each `_mm_*_ps` is the IEEE operation in every
 /// lane, in the MXCSR's rounding, as the scalar `addss`/`mulss` the scalar
 /// body compiles to), or None where the trees differ in an operation or use
-/// anything but the four rounded operations, inputs and literals.
-fn lanes_expr(sp: &RustSp, f: &Function, t: &ElemType, es: [&crate::model::Expr; 4]) -> Option<String> {
+/// anything but the four rounded operations, inputs and literals. Four
+/// leaves are one load where they are consecutive components of a
+/// parameter, a column of a 4x4 matrix parameter (`columns` collects the
+/// matrices to transpose), a broadcast where they are one value, else a
+/// `_mm_set_ps`.
+fn lanes_expr(sp: &RustSp, f: &Function, t: &ElemType, es: [&crate::model::Expr; 4], columns: &mut Vec<usize>) -> Option<String> {
     use crate::model::Expr;
     let leaf = |e: &Expr| matches!(e, Expr::Lit(_) | Expr::Input { .. });
     if es.iter().all(|e| leaf(e)) {
         let printed: Vec<String> = es.iter().map(|e| print::expr(sp, f, t, e)).collect();
-        return Some(if printed.iter().all(|p| *p == printed[0]) {
-            format!("_mm_set1_ps({})", printed[0])
-        } else {
-            format!("_mm_set_ps({}, {}, {}, {})", printed[3], printed[2], printed[1], printed[0])
-        });
+        if printed.iter().all(|p| *p == printed[0]) {
+            return Some(format!("_mm_set1_ps({})", printed[0]));
+        }
+        let inputs: Vec<(usize, usize)> =
+            es.iter().filter_map(|e| if let Expr::Input { param, comp } = e { Some((*param, *comp)) } else { None }).collect();
+        if inputs.len() == 4 && inputs.iter().all(|i| i.0 == inputs[0].0) {
+            let (param, c0) = inputs[0];
+            let p = &f.params[param];
+            let square4 = matches!(&p.kind, Kind::Shape(s) if matches!(s.kind, ShapeKind::Matrix { rows: 4, cols: 4, .. }));
+            if square4 && (0..4).all(|k| inputs[k].1 == c0 + k) {
+                return Some(format!("_mm_loadu_ps({}.m[{c0}..{}].as_ptr())", p.name, c0 + 4));
+            }
+            if square4 && c0 < 4 && (0..4).all(|k| inputs[k].1 == c0 + 4 * k) {
+                if !columns.contains(&param) {
+                    columns.push(param);
+                }
+                return Some(format!("{}_col{c0}", p.name));
+            }
+        }
+        return Some(format!("_mm_set_ps({}, {}, {}, {})", printed[3], printed[2], printed[1], printed[0]));
     }
     let Expr::Bin(op, ..) = es[0] else { return None };
     let name = match op {
@@ -506,15 +525,16 @@ fn lanes_expr(sp: &RustSp, f: &Function, t: &ElemType, es: [&crate::model::Expr;
             _ => return None,
         }
     }
-    let a = lanes_expr(sp, f, t, [lhs[0], lhs[1], lhs[2], lhs[3]])?;
-    let b = lanes_expr(sp, f, t, [rhs[0], rhs[1], rhs[2], rhs[3]])?;
+    let a = lanes_expr(sp, f, t, [lhs[0], lhs[1], lhs[2], lhs[3]], columns)?;
+    let b = lanes_expr(sp, f, t, [rhs[0], rhs[1], rhs[2], rhs[3]], columns)?;
     Some(format!("_mm_{name}_ps({a}, {b})"))
 }
 
 /// The lane-wise form of a binary32 function whose result is groups of four
 /// consecutive components (a vec4, each row of a row-major mat4) computed by
-/// isomorphic trees without temporaries: mat4 products, mat4 by vec4,
-/// transposes and the component-wise vec4 functions. None for any other.
+/// isomorphic trees without temporaries: mat4 products, mat4 by vec4, the
+/// mat2 product and the component-wise vec4 functions. None for any other
+/// (a copy, such as a transpose, gains nothing in lanes).
 fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
     let sp = RustSp;
     if t.bits != 32 || !f.temps.is_empty() || f.outputs.len() % 4 != 0 || f.outputs.is_empty() {
@@ -525,10 +545,10 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
         return None;
     }
     let mut groups = Vec::new();
+    let mut columns = Vec::new();
     for g in f.outputs.chunks(4) {
-        let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]])?;
-        // A group of leaves only (a copy) is no faster in lanes.
-        if !e.contains("_mm_add") && !e.contains("_mm_sub") && !e.contains("_mm_mul") && !e.contains("_mm_div") {
+        let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]], &mut columns)?;
+        if !["_mm_add", "_mm_sub", "_mm_mul", "_mm_div"].iter().any(|op| e.contains(op)) {
             return None;
         }
         groups.push(e);
@@ -540,16 +560,26 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
         "    use core::arch::x86_64::*;".into(),
         format!("    let mut {OUT}: {ty} = {ty}::ZERO;"),
         format!("    let dst = (&mut {OUT} as *mut {ty}).cast::<f32>();"),
+        format!(
+            "    // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; {ty} is #[repr(C)], {} f32 in memory order, and each store writes four of them.",
+            f.outputs.len()
+        ),
+        "    unsafe {".into(),
     ];
-    for (g, e) in groups.iter().enumerate() {
-        out.push(format!(
-            "    // SAFETY: SSE is part of the x86_64 baseline; {ty} is #[repr(C)], {} f32 in memory order, so words {}..{} are in it.",
-            f.outputs.len(),
-            4 * g,
-            4 * g + 4
-        ));
-        out.push(format!("    unsafe {{ _mm_storeu_ps(dst.add({}), {e}) }};", 4 * g));
+    for &param in &columns {
+        // The columns of a row-major 4x4 matrix: its rows, transposed by shuffles (moves only).
+        let p = &f.params[param].name;
+        out.push(format!("        let ({p}_r0, {p}_r1) = (_mm_loadu_ps({p}.m[0..4].as_ptr()), _mm_loadu_ps({p}.m[4..8].as_ptr()));"));
+        out.push(format!("        let ({p}_r2, {p}_r3) = (_mm_loadu_ps({p}.m[8..12].as_ptr()), _mm_loadu_ps({p}.m[12..16].as_ptr()));"));
+        out.push(format!("        let ({p}_t0, {p}_t1) = (_mm_unpacklo_ps({p}_r0, {p}_r1), _mm_unpacklo_ps({p}_r2, {p}_r3));"));
+        out.push(format!("        let ({p}_t2, {p}_t3) = (_mm_unpackhi_ps({p}_r0, {p}_r1), _mm_unpackhi_ps({p}_r2, {p}_r3));"));
+        out.push(format!("        let ({p}_col0, {p}_col1) = (_mm_movelh_ps({p}_t0, {p}_t1), _mm_movehl_ps({p}_t1, {p}_t0));"));
+        out.push(format!("        let ({p}_col2, {p}_col3) = (_mm_movelh_ps({p}_t2, {p}_t3), _mm_movehl_ps({p}_t3, {p}_t2));"));
     }
+    for (g, e) in groups.iter().enumerate() {
+        out.push(format!("        _mm_storeu_ps(dst.add({}), {e});", 4 * g));
+    }
+    out.push("    }".into());
     out.push(format!("    {OUT}"));
     out.push("}".into());
     Some(out)
