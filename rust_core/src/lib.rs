@@ -91,7 +91,7 @@ mod interop;
 #[rustfmt::skip]
 #[allow(clippy::all, clippy::pedantic)]
 mod selftest;
-pub use selftest::{aether_selftest, SelftestFailure};
+pub use selftest::{SelftestFailure, aether_selftest};
 
 // The integer predicates, generated as the spec states them.
 #[rustfmt::skip]
