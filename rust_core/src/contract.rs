@@ -8026,12 +8026,32 @@ pub fn aether_f32_lanes_sum(aether_lanes: &mut [Pairf; 32], aether_first: usize,
     let aether_n: usize = x.len();
     let aether_first: usize = aether_first % 32;
     let mut aether_j: usize = 0;
-    aether_j = 0;
-    aether_j = aether_j.wrapping_sub(1);
-    while { aether_j = aether_j.wrapping_add(1); aether_j < aether_n } {
+    // The elements before lane 0 comes round.
+    while aether_j < aether_n && (aether_first + aether_j) % 32 != 0 {
         let mut aether_term: f32 = x[(aether_j) as usize];
         let aether_lane: &mut Pairf = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
         *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
+    }
+    // Whole rounds: element aether_j + k to lane k.
+    while aether_n - aether_j >= 32 {
+        let x_round: &[_; 32] = match x[aether_j..aether_j + 32].try_into() {
+            Ok(r) => r,
+            Err(_) => break,
+        };
+        for aether_k in 0..32 {
+            let mut aether_term: f32 = x_round[(aether_k) as usize];
+            let aether_lane: &mut Pairf = &mut aether_lanes[(aether_k) as usize];
+            *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
+        }
+        aether_j += 32;
+    }
+    // The rest.
+    while aether_j < aether_n {
+        let mut aether_term: f32 = x[(aether_j) as usize];
+        let aether_lane: &mut Pairf = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
     }
     Ok(())
 }
@@ -8043,12 +8063,32 @@ pub fn aether_f64_lanes_sum(aether_lanes: &mut [Paird; 32], aether_first: usize,
     let aether_n: usize = x.len();
     let aether_first: usize = aether_first % 32;
     let mut aether_j: usize = 0;
-    aether_j = 0;
-    aether_j = aether_j.wrapping_sub(1);
-    while { aether_j = aether_j.wrapping_add(1); aether_j < aether_n } {
+    // The elements before lane 0 comes round.
+    while aether_j < aether_n && (aether_first + aether_j) % 32 != 0 {
         let mut aether_term: f64 = x[(aether_j) as usize];
         let aether_lane: &mut Paird = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
         *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
+    }
+    // Whole rounds: element aether_j + k to lane k.
+    while aether_n - aether_j >= 32 {
+        let x_round: &[_; 32] = match x[aether_j..aether_j + 32].try_into() {
+            Ok(r) => r,
+            Err(_) => break,
+        };
+        for aether_k in 0..32 {
+            let mut aether_term: f64 = x_round[(aether_k) as usize];
+            let aether_lane: &mut Paird = &mut aether_lanes[(aether_k) as usize];
+            *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
+        }
+        aether_j += 32;
+    }
+    // The rest.
+    while aether_j < aether_n {
+        let mut aether_term: f64 = x[(aether_j) as usize];
+        let aether_lane: &mut Paird = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
     }
     Ok(())
 }
@@ -8063,12 +8103,36 @@ pub fn aether_f32_lanes_dot(aether_lanes: &mut [Pairf; 32], aether_first: usize,
     }
     let aether_first: usize = aether_first % 32;
     let mut aether_j: usize = 0;
-    aether_j = 0;
-    aether_j = aether_j.wrapping_sub(1);
-    while { aether_j = aether_j.wrapping_add(1); aether_j < aether_n } {
+    // The elements before lane 0 comes round.
+    while aether_j < aether_n && (aether_first + aether_j) % 32 != 0 {
         let mut aether_term: f32 = (a[(aether_j) as usize] * b[(aether_j) as usize]);
         let aether_lane: &mut Pairf = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
         *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
+    }
+    // Whole rounds: element aether_j + k to lane k.
+    while aether_n - aether_j >= 32 {
+        let a_round: &[_; 32] = match a[aether_j..aether_j + 32].try_into() {
+            Ok(r) => r,
+            Err(_) => break,
+        };
+        let b_round: &[_; 32] = match b[aether_j..aether_j + 32].try_into() {
+            Ok(r) => r,
+            Err(_) => break,
+        };
+        for aether_k in 0..32 {
+            let mut aether_term: f32 = (a_round[(aether_k) as usize] * b_round[(aether_k) as usize]);
+            let aether_lane: &mut Pairf = &mut aether_lanes[(aether_k) as usize];
+            *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
+        }
+        aether_j += 32;
+    }
+    // The rest.
+    while aether_j < aether_n {
+        let mut aether_term: f32 = (a[(aether_j) as usize] * b[(aether_j) as usize]);
+        let aether_lane: &mut Pairf = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
+        *aether_lane = aether_pairf_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
     }
     Ok(())
 }
@@ -8083,12 +8147,36 @@ pub fn aether_f64_lanes_dot(aether_lanes: &mut [Paird; 32], aether_first: usize,
     }
     let aether_first: usize = aether_first % 32;
     let mut aether_j: usize = 0;
-    aether_j = 0;
-    aether_j = aether_j.wrapping_sub(1);
-    while { aether_j = aether_j.wrapping_add(1); aether_j < aether_n } {
+    // The elements before lane 0 comes round.
+    while aether_j < aether_n && (aether_first + aether_j) % 32 != 0 {
         let mut aether_term: f64 = (a[(aether_j) as usize] * b[(aether_j) as usize]);
         let aether_lane: &mut Paird = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
         *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
+    }
+    // Whole rounds: element aether_j + k to lane k.
+    while aether_n - aether_j >= 32 {
+        let a_round: &[_; 32] = match a[aether_j..aether_j + 32].try_into() {
+            Ok(r) => r,
+            Err(_) => break,
+        };
+        let b_round: &[_; 32] = match b[aether_j..aether_j + 32].try_into() {
+            Ok(r) => r,
+            Err(_) => break,
+        };
+        for aether_k in 0..32 {
+            let mut aether_term: f64 = (a_round[(aether_k) as usize] * b_round[(aether_k) as usize]);
+            let aether_lane: &mut Paird = &mut aether_lanes[(aether_k) as usize];
+            *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
+        }
+        aether_j += 32;
+    }
+    // The rest.
+    while aether_j < aether_n {
+        let mut aether_term: f64 = (a[(aether_j) as usize] * b[(aether_j) as usize]);
+        let aether_lane: &mut Paird = &mut aether_lanes[((aether_first + aether_j) % 32) as usize];
+        *aether_lane = aether_paird_neumaier_add(*aether_lane, aether_term);
+        aether_j += 1;
     }
     Ok(())
 }

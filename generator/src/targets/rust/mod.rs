@@ -732,7 +732,10 @@ fn kernel(model: &Model, k: &Kernel) -> Vec<String> {
             }
             // (first + j) mod lanes is (first mod lanes + j) mod lanes, with no overflow.
             body.push(format!("let {FIRST}: usize = {FIRST} % {lanes};"));
-            body.extend(block(&kernels::lanes_body(model, k, &sp, &|a| Arr::param(a))));
+            match red.assignment {
+                crate::spec::Assignment::Strided => body.extend(lanes_in_rounds(model, k, arrays, lanes)),
+                crate::spec::Assignment::Single => body.extend(block(&kernels::lanes_body(model, k, &sp, &|a| Arr::param(a)))),
+            }
             body.push("Ok(())".into());
         }
         KernelKind::Array { lanes: lk } => {
@@ -782,6 +785,49 @@ fn kernel(model: &Model, k: &Kernel) -> Vec<String> {
     out.extend(indent(body));
     out.push("}".into());
     out.push(String::new());
+    out
+}
+
+/// A strided `lanes` kernel's loop in three parts: the elements before
+/// lane 0 comes round, then whole rounds of one element per lane (element
+/// base + k to lane k, over fixed-length chunks the compiler vectorises
+/// across lanes), then the rest. Every lane still takes its elements in
+/// ascending order, each by the same step, and the lanes are independent:
+/// the bits of `kernels::lanes_body`'s one loop.
+fn lanes_in_rounds(model: &Model, k: &Kernel, arrays: &[String], lanes: usize) -> Vec<String> {
+    use kernels::{COUNT, ELEMENT, FIRST, LANES};
+    let sp = RustSp;
+    let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
+    let one = |element: &str, lane: &str, chunk: bool| {
+        let arr = |a: &str| if chunk && a != LANES { Arr::param(&format!("{a}_round")) } else { Arr::param(a) };
+        stmt::block(&sp, model, elem, &kernels::lanes_step(model, k, &sp, &arr, element, lane))
+    };
+    let mut out = vec![
+        format!("let mut {ELEMENT}: usize = 0;"),
+        format!("// The elements before lane 0 comes round."),
+        format!("while {ELEMENT} < {COUNT} && ({FIRST} + {ELEMENT}) % {lanes} != 0 {{"),
+    ];
+    out.extend(indent(one(ELEMENT, &format!("({FIRST} + {ELEMENT}) % {lanes}"), false)));
+    out.push(format!("    {ELEMENT} += 1;"));
+    out.push("}".into());
+    out.push(format!("// Whole rounds: element {ELEMENT} + k to lane k."));
+    out.push(format!("while {COUNT} - {ELEMENT} >= {lanes} {{"));
+    for a in arrays {
+        out.push(format!("    let {a}_round: &[_; {lanes}] = match {a}[{ELEMENT}..{ELEMENT} + {lanes}].try_into() {{"));
+        out.push("        Ok(r) => r,".into());
+        out.push("        Err(_) => break,".into());
+        out.push("    };".into());
+    }
+    out.push(format!("    for aether_k in 0..{lanes} {{"));
+    out.extend(indent(indent(one("aether_k", "aether_k", true))));
+    out.push("    }".into());
+    out.push(format!("    {ELEMENT} += {lanes};"));
+    out.push("}".into());
+    out.push("// The rest.".into());
+    out.push(format!("while {ELEMENT} < {COUNT} {{"));
+    out.extend(indent(one(ELEMENT, &format!("({FIRST} + {ELEMENT}) % {lanes}"), false)));
+    out.push(format!("    {ELEMENT} += 1;"));
+    out.push("}".into());
     out
 }
 

@@ -32,20 +32,31 @@ fn step_name(model: &Model, k: &Kernel, family: &str) -> String {
 /// element j added to lane (first + j) by the reduction's step. `arr` names
 /// the arrays (the kernel's array parameters and [`LANES`]).
 pub fn lanes_body(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&str) -> Arr) -> Vec<Stmt> {
-    let KernelKind::Lanes { term, .. } = &k.kind else { unreachable!("a lanes kernel") };
-    let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
     let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
-    let step = step_name(model, k, &red.step);
     let lanes = red.lanes;
     let lane = match red.assignment {
         crate::spec::Assignment::Strided => format!("({FIRST} + {ELEMENT}) % {}", sp.uint(lanes)),
         crate::spec::Assignment::Single => sp.uint(0),
     };
-    let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), ELEMENT), sp);
-    each.push(Stmt::Alias { name: LANE.into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr(LANES), &lane) });
+    let each = lanes_step(model, k, sp, arr, ELEMENT, &lane);
+    vec![Stmt::decl(VarTy::Size, vec![Var::new(ELEMENT)]), Stmt::up(ELEMENT, "0", format!("{ELEMENT} < {COUNT}"), Stmt::Block(each))]
+}
+
+/// The statements of one element of a `lanes` kernel: the term of element
+/// `element` (each array read there) added to lane `lane` by the
+/// reduction's step. `lanes_body` runs it for j ascending; a target may
+/// run it in another order that keeps every lane's elements ascending (the
+/// Rust core's rounds of 32 elements from lane 0).
+pub fn lanes_step(model: &Model, k: &Kernel, sp: &dyn Statements, arr: &dyn Fn(&str) -> Arr, element: &str, lane: &str) -> Vec<Stmt> {
+    let KernelKind::Lanes { term, .. } = &k.kind else { unreachable!("a lanes kernel") };
+    let elem = model.spec.types.iter().find(|t| t.name == k.elem).unwrap();
+    let red = model.spec.reduction.as_ref().expect("kernels need [rules.reduction]");
+    let step = step_name(model, k, &red.step);
+    let mut each = lane_term_with(term, elem, &|p| sp.at(&arr(p), element), sp);
+    each.push(Stmt::Alias { name: LANE.into(), ty: VarTy::Shape(red.pair.clone()), target: sp.at(&arr(LANES), lane) });
     let lane_value = sp.deref(LANE);
     each.push(Stmt::set(lane_value.clone(), format!("{step}({lane_value}, {TERM})")));
-    vec![Stmt::decl(VarTy::Size, vec![Var::new(ELEMENT)]), Stmt::up(ELEMENT, "0", format!("{ELEMENT} < {COUNT}"), Stmt::Block(each))]
+    each
 }
 
 /// The body of a `plane` kernel: the term's components added to the slots
