@@ -56,7 +56,9 @@ CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc build target
 build target --release --target wasm32-wasip1
 RUSTFLAGS="-C target-feature=+simd128" build target/rust-core-simd128 --release --target wasm32-wasip1
 # The mutant's core and a runner over it, a workspace of their own.
-cargo build -q -p aether-tests --bin rust_core_check
+# The checker with the test profile: the build scripts/test.sh made for the workspace's tests (no
+# second build of the C core and the generator).
+cargo build -q --profile test -p aether-tests --bin rust_core_check
 target/debug/rust_core_check --write-mutant true-division "$tmp/mutant"
 CARGO_TARGET_DIR=target/rust-core-mutant cargo build -q --release --manifest-path "$tmp/mutant/rust-check/Cargo.toml"
 echo "rust-core: built 8 runners in $((SECONDS - t0)) s"
@@ -93,6 +95,8 @@ cargo package -q -p aether-core --allow-dirty
 consumer=(--manifest-path examples/rust-consumer/Cargo.toml)
 export CARGO_TARGET_DIR=target/rust-consumer
 cargo test -q "${consumer[@]}"
+cargo fmt "${consumer[@]}" -- --check
+cargo clippy -q "${consumer[@]}" --all-targets -- -D warnings
 cargo build -q --release "${consumer[@]}"
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc cargo build -q --release "${consumer[@]}" --target aarch64-unknown-linux-gnu
 cargo build -q --release "${consumer[@]}" --target wasm32-wasip1
