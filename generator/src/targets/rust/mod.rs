@@ -537,7 +537,7 @@ fn lanes_expr(sp: &RustSp, f: &Function, t: &ElemType, es: [&crate::model::Expr;
 /// (a copy, such as a transpose, gains nothing in lanes).
 fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
     let sp = RustSp;
-    if t.bits != 32 || !f.temps.is_empty() || f.outputs.len() % 4 != 0 || f.outputs.is_empty() {
+    if t.bits != 32 || !f.temps.is_empty() || !f.outputs.len().is_multiple_of(4) || f.outputs.is_empty() {
         return None;
     }
     let Kind::Shape(shape) = &f.ret else { return None };
