@@ -1095,9 +1095,11 @@ pub fn aether_vec4f_add(a: Vec4f, b: Vec4f) -> Vec4f {
         use core::arch::x86_64::*;
         let mut aether_out: Vec4f = Vec4f::ZERO;
         let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
-            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set_ps(b.w, b.z, b.y, b.x)));
+            let a_r0 = _mm_loadu_ps((&a as *const Vec4f).cast::<f32>());
+            let b_r0 = _mm_loadu_ps((&b as *const Vec4f).cast::<f32>());
+            _mm_storeu_ps(dst.add(0), _mm_add_ps(a_r0, b_r0));
         }
         aether_out
     }
@@ -1199,9 +1201,11 @@ pub fn aether_vec4f_sub(a: Vec4f, b: Vec4f) -> Vec4f {
         use core::arch::x86_64::*;
         let mut aether_out: Vec4f = Vec4f::ZERO;
         let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
-            _mm_storeu_ps(dst.add(0), _mm_sub_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set_ps(b.w, b.z, b.y, b.x)));
+            let a_r0 = _mm_loadu_ps((&a as *const Vec4f).cast::<f32>());
+            let b_r0 = _mm_loadu_ps((&b as *const Vec4f).cast::<f32>());
+            _mm_storeu_ps(dst.add(0), _mm_sub_ps(a_r0, b_r0));
         }
         aether_out
     }
@@ -1303,9 +1307,11 @@ pub fn aether_vec4f_mul(a: Vec4f, b: Vec4f) -> Vec4f {
         use core::arch::x86_64::*;
         let mut aether_out: Vec4f = Vec4f::ZERO;
         let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
-            _mm_storeu_ps(dst.add(0), _mm_mul_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set_ps(b.w, b.z, b.y, b.x)));
+            let a_r0 = _mm_loadu_ps((&a as *const Vec4f).cast::<f32>());
+            let b_r0 = _mm_loadu_ps((&b as *const Vec4f).cast::<f32>());
+            _mm_storeu_ps(dst.add(0), _mm_mul_ps(a_r0, b_r0));
         }
         aether_out
     }
@@ -1407,9 +1413,10 @@ pub fn aether_vec4f_scale(a: Vec4f, s: f32) -> Vec4f {
         use core::arch::x86_64::*;
         let mut aether_out: Vec4f = Vec4f::ZERO;
         let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
-            _mm_storeu_ps(dst.add(0), _mm_mul_ps(_mm_set1_ps(s), _mm_set_ps(a.w, a.z, a.y, a.x)));
+            let a_r0 = _mm_loadu_ps((&a as *const Vec4f).cast::<f32>());
+            _mm_storeu_ps(dst.add(0), _mm_mul_ps(_mm_set1_ps(s), a_r0));
         }
         aether_out
     }
@@ -1635,9 +1642,10 @@ pub fn aether_vec4f_neg(a: Vec4f) -> Vec4f {
         use core::arch::x86_64::*;
         let mut aether_out: Vec4f = Vec4f::ZERO;
         let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
-            _mm_storeu_ps(dst.add(0), _mm_mul_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_set1_ps(-1.0_f32)));
+            let a_r0 = _mm_loadu_ps((&a as *const Vec4f).cast::<f32>());
+            _mm_storeu_ps(dst.add(0), _mm_mul_ps(a_r0, _mm_set1_ps(-1.0_f32)));
         }
         aether_out
     }
@@ -2031,9 +2039,11 @@ pub fn aether_vec4f_lerp(a: Vec4f, b: Vec4f, t: f32) -> Vec4f {
         use core::arch::x86_64::*;
         let mut aether_out: Vec4f = Vec4f::ZERO;
         let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
-            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_set_ps(a.w, a.z, a.y, a.x), _mm_mul_ps(_mm_set1_ps(t), _mm_sub_ps(_mm_set_ps(b.w, b.z, b.y, b.x), _mm_set_ps(a.w, a.z, a.y, a.x)))));
+            let a_r0 = _mm_loadu_ps((&a as *const Vec4f).cast::<f32>());
+            let b_r0 = _mm_loadu_ps((&b as *const Vec4f).cast::<f32>());
+            _mm_storeu_ps(dst.add(0), _mm_add_ps(a_r0, _mm_mul_ps(_mm_set1_ps(t), _mm_sub_ps(b_r0, a_r0))));
         }
         aether_out
     }
@@ -2919,15 +2929,18 @@ pub fn aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
         use core::arch::x86_64::*;
         let mut aether_out: Vec4f = Vec4f::ZERO;
         let dst = (&mut aether_out as *mut Vec4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Vec4f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
-            let (m_r0, m_r1) = (_mm_loadu_ps(m.m[0..4].as_ptr()), _mm_loadu_ps(m.m[4..8].as_ptr()));
-            let (m_r2, m_r3) = (_mm_loadu_ps(m.m[8..12].as_ptr()), _mm_loadu_ps(m.m[12..16].as_ptr()));
+            let m_r0 = _mm_loadu_ps(m.m[0..4].as_ptr());
+            let m_r1 = _mm_loadu_ps(m.m[4..8].as_ptr());
+            let m_r2 = _mm_loadu_ps(m.m[8..12].as_ptr());
+            let m_r3 = _mm_loadu_ps(m.m[12..16].as_ptr());
+            let v_r0 = _mm_loadu_ps((&v as *const Vec4f).cast::<f32>());
             let (m_t0, m_t1) = (_mm_unpacklo_ps(m_r0, m_r1), _mm_unpacklo_ps(m_r2, m_r3));
             let (m_t2, m_t3) = (_mm_unpackhi_ps(m_r0, m_r1), _mm_unpackhi_ps(m_r2, m_r3));
             let (m_col0, m_col1) = (_mm_movelh_ps(m_t0, m_t1), _mm_movehl_ps(m_t1, m_t0));
             let (m_col2, m_col3) = (_mm_movelh_ps(m_t2, m_t3), _mm_movehl_ps(m_t3, m_t2));
-            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(m_col3, _mm_set1_ps(v.w)), _mm_add_ps(_mm_mul_ps(m_col2, _mm_set1_ps(v.z)), _mm_add_ps(_mm_mul_ps(m_col1, _mm_set1_ps(v.y)), _mm_mul_ps(m_col0, _mm_set1_ps(v.x))))));
+            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(m_col3, _mm_shuffle_ps::<0xff>(v_r0, v_r0)), _mm_add_ps(_mm_mul_ps(m_col2, _mm_shuffle_ps::<0xaa>(v_r0, v_r0)), _mm_add_ps(_mm_mul_ps(m_col1, _mm_shuffle_ps::<0x55>(v_r0, v_r0)), _mm_mul_ps(m_col0, _mm_shuffle_ps::<0x00>(v_r0, v_r0))))));
         }
         aether_out
     }
@@ -2971,7 +2984,7 @@ pub fn aether_mat2f_mul(a: Mat2f, b: Mat2f) -> Mat2f {
         use core::arch::x86_64::*;
         let mut aether_out: Mat2f = Mat2f::ZERO;
         let dst = (&mut aether_out as *mut Mat2f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Mat2f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Mat2f is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
         unsafe {
             _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(_mm_set_ps(a.m[3], a.m[3], a.m[1], a.m[1]), _mm_set_ps(b.m[3], b.m[2], b.m[3], b.m[2])), _mm_mul_ps(_mm_set_ps(a.m[2], a.m[2], a.m[0], a.m[0]), _mm_set_ps(b.m[1], b.m[0], b.m[1], b.m[0]))));
         }
@@ -3059,12 +3072,20 @@ pub fn aether_mat4f_mul(a: Mat4f, b: Mat4f) -> Mat4f {
         use core::arch::x86_64::*;
         let mut aether_out: Mat4f = Mat4f::ZERO;
         let dst = (&mut aether_out as *mut Mat4f).cast::<f32>();
-        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; Mat4f is #[repr(C)], 16 f32 in memory order, and each store writes four of them.
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Mat4f is #[repr(C)], 16 f32 in memory order, and each store writes four of them.
         unsafe {
-            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[3]), _mm_loadu_ps(b.m[12..16].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[2]), _mm_loadu_ps(b.m[8..12].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[1]), _mm_loadu_ps(b.m[4..8].as_ptr())), _mm_mul_ps(_mm_set1_ps(a.m[0]), _mm_loadu_ps(b.m[0..4].as_ptr()))))));
-            _mm_storeu_ps(dst.add(4), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[7]), _mm_loadu_ps(b.m[12..16].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[6]), _mm_loadu_ps(b.m[8..12].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[5]), _mm_loadu_ps(b.m[4..8].as_ptr())), _mm_mul_ps(_mm_set1_ps(a.m[4]), _mm_loadu_ps(b.m[0..4].as_ptr()))))));
-            _mm_storeu_ps(dst.add(8), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[11]), _mm_loadu_ps(b.m[12..16].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[10]), _mm_loadu_ps(b.m[8..12].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[9]), _mm_loadu_ps(b.m[4..8].as_ptr())), _mm_mul_ps(_mm_set1_ps(a.m[8]), _mm_loadu_ps(b.m[0..4].as_ptr()))))));
-            _mm_storeu_ps(dst.add(12), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[15]), _mm_loadu_ps(b.m[12..16].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[14]), _mm_loadu_ps(b.m[8..12].as_ptr())), _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.m[13]), _mm_loadu_ps(b.m[4..8].as_ptr())), _mm_mul_ps(_mm_set1_ps(a.m[12]), _mm_loadu_ps(b.m[0..4].as_ptr()))))));
+            let a_r0 = _mm_loadu_ps(a.m[0..4].as_ptr());
+            let a_r1 = _mm_loadu_ps(a.m[4..8].as_ptr());
+            let a_r2 = _mm_loadu_ps(a.m[8..12].as_ptr());
+            let a_r3 = _mm_loadu_ps(a.m[12..16].as_ptr());
+            let b_r0 = _mm_loadu_ps(b.m[0..4].as_ptr());
+            let b_r1 = _mm_loadu_ps(b.m[4..8].as_ptr());
+            let b_r2 = _mm_loadu_ps(b.m[8..12].as_ptr());
+            let b_r3 = _mm_loadu_ps(b.m[12..16].as_ptr());
+            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xff>(a_r0, a_r0), b_r3), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xaa>(a_r0, a_r0), b_r2), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0x55>(a_r0, a_r0), b_r1), _mm_mul_ps(_mm_shuffle_ps::<0x00>(a_r0, a_r0), b_r0)))));
+            _mm_storeu_ps(dst.add(4), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xff>(a_r1, a_r1), b_r3), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xaa>(a_r1, a_r1), b_r2), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0x55>(a_r1, a_r1), b_r1), _mm_mul_ps(_mm_shuffle_ps::<0x00>(a_r1, a_r1), b_r0)))));
+            _mm_storeu_ps(dst.add(8), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xff>(a_r2, a_r2), b_r3), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xaa>(a_r2, a_r2), b_r2), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0x55>(a_r2, a_r2), b_r1), _mm_mul_ps(_mm_shuffle_ps::<0x00>(a_r2, a_r2), b_r0)))));
+            _mm_storeu_ps(dst.add(12), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xff>(a_r3, a_r3), b_r3), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0xaa>(a_r3, a_r3), b_r2), _mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0x55>(a_r3, a_r3), b_r1), _mm_mul_ps(_mm_shuffle_ps::<0x00>(a_r3, a_r3), b_r0)))));
         }
         aether_out
     }

@@ -470,38 +470,81 @@ fn function(model: &Model, f: &Function) -> Vec<String> {
     out
 }
 
+/// The four-f32 rows a parameter's memory is, where it is whole rows: a
+/// 4-component vector (one row) or a 4x4 matrix (four, row-major). The
+/// lane-wise forms load such a parameter a row at a time (one `loadu` each)
+/// and take every broadcast of its components from those registers by a
+/// shuffle, never from the scalar in memory: on SSE2 a broadcast from memory
+/// is a scalar load and a shuffle per component, and with sixteen of them
+/// (a mat4 product) the register allocator spilled and reloaded a row
+/// through the stack in pieces, a store-forwarding stall per item (2.5x
+/// glam's time at the default target).
+fn rows_of(p: &crate::model::Param) -> Option<usize> {
+    match &p.kind {
+        Kind::Shape(s) => match &s.kind {
+            ShapeKind::Matrix { rows: 4, cols: 4, .. } => Some(4),
+            ShapeKind::Vector(names) if names.len() == 4 => Some(1),
+            _ => None,
+        },
+        Kind::Bool => None,
+    }
+}
+
 /// The four trees of one group of outputs in lockstep: an SSE expression
 /// that computes output `k` of the group in lane `k` with the very
 /// operations of its tree (each `_mm_*_ps` is the IEEE operation in every
 /// lane, in the MXCSR's rounding, as the scalar `addss`/`mulss` the scalar
 /// body compiles to), or None where the trees differ in an operation or use
 /// anything but the four rounded operations, inputs and literals. Four
-/// leaves are one load where they are consecutive components of a
-/// parameter, a column of a 4x4 matrix parameter (`columns` collects the
-/// matrices to transpose), a broadcast where they are one value, else a
-/// `_mm_set_ps`.
-fn lanes_expr(sp: &RustSp, f: &Function, t: &ElemType, es: [&crate::model::Expr; 4], columns: &mut Vec<usize>) -> Option<String> {
+/// leaves are a row register (`rows` collects the `(parameter, row)` pairs
+/// to load, see [`rows_of`]) where they are one row of a parameter, a column
+/// of a 4x4 matrix parameter (`columns` collects the matrices to
+/// transpose), a broadcast where they are one value (a shuffle of its row
+/// where it has one), else a `_mm_set_ps`. Every one of these only moves
+/// bits: the lanes hold the very values the scalar body reads.
+fn lanes_expr(
+    sp: &RustSp,
+    f: &Function,
+    t: &ElemType,
+    es: [&crate::model::Expr; 4],
+    rows: &mut Vec<(usize, usize)>,
+    columns: &mut Vec<usize>,
+) -> Option<String> {
     use crate::model::Expr;
     let leaf = |e: &Expr| matches!(e, Expr::Lit(_) | Expr::Input { .. });
+    let mut row = |param: usize, r: usize| {
+        if !rows.contains(&(param, r)) {
+            rows.push((param, r));
+        }
+        format!("{}_r{r}", f.params[param].name)
+    };
     if es.iter().all(|e| leaf(e)) {
         let printed: Vec<String> = es.iter().map(|e| print::expr(sp, f, t, e)).collect();
         if printed.iter().all(|p| *p == printed[0]) {
+            if let Expr::Input { param, comp } = es[0] {
+                if rows_of(&f.params[*param]).is_some() {
+                    let r = row(*param, comp / 4);
+                    return Some(format!("_mm_shuffle_ps::<{:#04x}>({r}, {r})", 0x55 * (comp % 4)));
+                }
+            }
             return Some(format!("_mm_set1_ps({})", printed[0]));
         }
         let inputs: Vec<(usize, usize)> =
             es.iter().filter_map(|e| if let Expr::Input { param, comp } = e { Some((*param, *comp)) } else { None }).collect();
         if inputs.len() == 4 && inputs.iter().all(|i| i.0 == inputs[0].0) {
             let (param, c0) = inputs[0];
-            let p = &f.params[param];
-            let square4 = matches!(&p.kind, Kind::Shape(s) if matches!(s.kind, ShapeKind::Matrix { rows: 4, cols: 4, .. }));
-            if square4 && (0..4).all(|k| inputs[k].1 == c0 + k) {
-                return Some(format!("_mm_loadu_ps({}.m[{c0}..{}].as_ptr())", p.name, c0 + 4));
+            let n = rows_of(&f.params[param]);
+            if n.is_some() && c0 % 4 == 0 && (0..4).all(|k| inputs[k].1 == c0 + k) {
+                return Some(row(param, c0 / 4));
             }
-            if square4 && c0 < 4 && (0..4).all(|k| inputs[k].1 == c0 + 4 * k) {
+            if n == Some(4) && c0 < 4 && (0..4).all(|k| inputs[k].1 == c0 + 4 * k) {
                 if !columns.contains(&param) {
                     columns.push(param);
+                    for r in 0..4 {
+                        row(param, r);
+                    }
                 }
-                return Some(format!("{}_col{c0}", p.name));
+                return Some(format!("{}_col{c0}", f.params[param].name));
             }
         }
         return Some(format!("_mm_set_ps({}, {}, {}, {})", printed[3], printed[2], printed[1], printed[0]));
@@ -525,8 +568,8 @@ fn lanes_expr(sp: &RustSp, f: &Function, t: &ElemType, es: [&crate::model::Expr;
             _ => return None,
         }
     }
-    let a = lanes_expr(sp, f, t, [lhs[0], lhs[1], lhs[2], lhs[3]], columns)?;
-    let b = lanes_expr(sp, f, t, [rhs[0], rhs[1], rhs[2], rhs[3]], columns)?;
+    let a = lanes_expr(sp, f, t, [lhs[0], lhs[1], lhs[2], lhs[3]], rows, columns)?;
+    let b = lanes_expr(sp, f, t, [rhs[0], rhs[1], rhs[2], rhs[3]], rows, columns)?;
     Some(format!("_mm_{name}_ps({a}, {b})"))
 }
 
@@ -545,9 +588,10 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
         return None;
     }
     let mut groups = Vec::new();
+    let mut rows = Vec::new();
     let mut columns = Vec::new();
     for g in f.outputs.chunks(4) {
-        let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]], &mut columns)?;
+        let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]], &mut rows, &mut columns)?;
         if !["_mm_add", "_mm_sub", "_mm_mul", "_mm_div"].iter().any(|op| e.contains(op)) {
             return None;
         }
@@ -561,16 +605,24 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
         format!("    let mut {OUT}: {ty} = {ty}::ZERO;"),
         format!("    let dst = (&mut {OUT} as *mut {ty}).cast::<f32>();"),
         format!(
-            "    // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive elements of a matrix's array; {ty} is #[repr(C)], {} f32 in memory order, and each store writes four of them.",
+            "    // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); {ty} is #[repr(C)], {} f32 in memory order, and each store writes four of them.",
             f.outputs.len()
         ),
         "    unsafe {".into(),
     ];
+    rows.sort();
+    for &(param, r) in &rows {
+        let p = &f.params[param];
+        let src = if rows_of(p) == Some(4) {
+            format!("{}.m[{}..{}].as_ptr()", p.name, 4 * r, 4 * r + 4)
+        } else {
+            format!("(&{} as *const {}).cast::<f32>()", p.name, sp.kind_type(model, &p.kind, t))
+        };
+        out.push(format!("        let {}_r{r} = _mm_loadu_ps({src});", p.name));
+    }
     for &param in &columns {
         // The columns of a row-major 4x4 matrix: its rows, transposed by shuffles (moves only).
         let p = &f.params[param].name;
-        out.push(format!("        let ({p}_r0, {p}_r1) = (_mm_loadu_ps({p}.m[0..4].as_ptr()), _mm_loadu_ps({p}.m[4..8].as_ptr()));"));
-        out.push(format!("        let ({p}_r2, {p}_r3) = (_mm_loadu_ps({p}.m[8..12].as_ptr()), _mm_loadu_ps({p}.m[12..16].as_ptr()));"));
         out.push(format!("        let ({p}_t0, {p}_t1) = (_mm_unpacklo_ps({p}_r0, {p}_r1), _mm_unpacklo_ps({p}_r2, {p}_r3));"));
         out.push(format!("        let ({p}_t2, {p}_t3) = (_mm_unpackhi_ps({p}_r0, {p}_r1), _mm_unpackhi_ps({p}_r2, {p}_r3));"));
         out.push(format!("        let ({p}_col0, {p}_col1) = (_mm_movelh_ps({p}_t0, {p}_t1), _mm_movehl_ps({p}_t1, {p}_t0));"));
