@@ -2192,7 +2192,19 @@ pub fn aether_vec3d_dot(a: Vec3d, b: Vec3d) -> f64 {
 /// ```
 #[inline]
 pub fn aether_vec4f_dot(a: Vec4f, b: Vec4f) -> f32 {
-    return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))));
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE is part of the x86_64 baseline; each load reads a #[repr(C)] 4-component parameter whole (four consecutive f32).
+        unsafe {
+            let aether_prod = _mm_mul_ps(_mm_loadu_ps((&a as *const Vec4f).cast::<f32>()), _mm_loadu_ps((&b as *const Vec4f).cast::<f32>()));
+            _mm_cvtss_f32(_mm_add_ss(_mm_shuffle_ps::<3>(aether_prod, aether_prod), _mm_add_ss(_mm_shuffle_ps::<2>(aether_prod, aether_prod), _mm_add_ss(_mm_shuffle_ps::<1>(aether_prod, aether_prod), aether_prod))))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))));
+    }
 }
 
 /// Dot product: the fold of a\[k\] * b\[k\].
@@ -2258,7 +2270,19 @@ pub fn aether_vec3d_squared_norm(a: Vec3d) -> f64 {
 /// ```
 #[inline]
 pub fn aether_vec4f_squared_norm(a: Vec4f) -> f32 {
-    return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE is part of the x86_64 baseline; each load reads a #[repr(C)] 4-component parameter whole (four consecutive f32).
+        unsafe {
+            let aether_prod = _mm_mul_ps(_mm_loadu_ps((&a as *const Vec4f).cast::<f32>()), _mm_loadu_ps((&a as *const Vec4f).cast::<f32>()));
+            _mm_cvtss_f32(_mm_add_ss(_mm_shuffle_ps::<3>(aether_prod, aether_prod), _mm_add_ss(_mm_shuffle_ps::<2>(aether_prod, aether_prod), _mm_add_ss(_mm_shuffle_ps::<1>(aether_prod, aether_prod), aether_prod))))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
+    }
 }
 
 /// Squared norm: dot(a, a).
@@ -2936,11 +2960,15 @@ pub fn aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
             let m_r2 = _mm_loadu_ps(m.m[8..12].as_ptr());
             let m_r3 = _mm_loadu_ps(m.m[12..16].as_ptr());
             let v_r0 = _mm_loadu_ps((&v as *const Vec4f).cast::<f32>());
-            let (m_t0, m_t1) = (_mm_unpacklo_ps(m_r0, m_r1), _mm_unpacklo_ps(m_r2, m_r3));
-            let (m_t2, m_t3) = (_mm_unpackhi_ps(m_r0, m_r1), _mm_unpackhi_ps(m_r2, m_r3));
-            let (m_col0, m_col1) = (_mm_movelh_ps(m_t0, m_t1), _mm_movehl_ps(m_t1, m_t0));
-            let (m_col2, m_col3) = (_mm_movelh_ps(m_t2, m_t3), _mm_movehl_ps(m_t3, m_t2));
-            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_mul_ps(m_col3, _mm_shuffle_ps::<0xff>(v_r0, v_r0)), _mm_add_ps(_mm_mul_ps(m_col2, _mm_shuffle_ps::<0xaa>(v_r0, v_r0)), _mm_add_ps(_mm_mul_ps(m_col1, _mm_shuffle_ps::<0x55>(v_r0, v_r0)), _mm_mul_ps(m_col0, _mm_shuffle_ps::<0x00>(v_r0, v_r0))))));
+            let m_by_v_p0 = _mm_mul_ps(m_r0, v_r0);
+            let m_by_v_p1 = _mm_mul_ps(m_r1, v_r0);
+            let m_by_v_p2 = _mm_mul_ps(m_r2, v_r0);
+            let m_by_v_p3 = _mm_mul_ps(m_r3, v_r0);
+            let (m_by_v_t0, m_by_v_t1) = (_mm_unpacklo_ps(m_by_v_p0, m_by_v_p1), _mm_unpacklo_ps(m_by_v_p2, m_by_v_p3));
+            let (m_by_v_t2, m_by_v_t3) = (_mm_unpackhi_ps(m_by_v_p0, m_by_v_p1), _mm_unpackhi_ps(m_by_v_p2, m_by_v_p3));
+            let (m_by_v_c0, m_by_v_c1) = (_mm_movelh_ps(m_by_v_t0, m_by_v_t1), _mm_movehl_ps(m_by_v_t1, m_by_v_t0));
+            let (m_by_v_c2, m_by_v_c3) = (_mm_movelh_ps(m_by_v_t2, m_by_v_t3), _mm_movehl_ps(m_by_v_t3, m_by_v_t2));
+            _mm_storeu_ps(dst.add(0), _mm_add_ps(m_by_v_c3, _mm_add_ps(m_by_v_c2, _mm_add_ps(m_by_v_c1, m_by_v_c0))));
         }
         aether_out
     }

@@ -455,7 +455,7 @@ fn function(model: &Model, f: &Function) -> Vec<String> {
     let mut out = function_doc(model, f);
     out.push("#[inline]".into());
     out.push(format!("pub fn {name}({}) -> {ret} {{", params.join(", ")));
-    match lanewise(model, f, t) {
+    match lanewise(model, f, t).or_else(|| lanes_fold(model, f, t)) {
         Some(simd) => {
             out.extend(indent(simd));
             out.push("    #[cfg(not(target_arch = \"x86_64\"))]".into());
@@ -509,6 +509,7 @@ fn lanes_expr(
     es: [&crate::model::Expr; 4],
     rows: &mut Vec<(usize, usize)>,
     columns: &mut Vec<usize>,
+    products: &mut Vec<Product>,
 ) -> Option<String> {
     use crate::model::Expr;
     let leaf = |e: &Expr| matches!(e, Expr::Lit(_) | Expr::Input { .. });
@@ -568,9 +569,121 @@ fn lanes_expr(
             _ => return None,
         }
     }
-    let a = lanes_expr(sp, f, t, [lhs[0], lhs[1], lhs[2], lhs[3]], rows, columns)?;
-    let b = lanes_expr(sp, f, t, [rhs[0], rhs[1], rhs[2], rhs[3]], rows, columns)?;
+    if *op == BinOp::Mul {
+        if let Some(pr) = product_column(f, &lhs, &rhs) {
+            for r in 0..4 {
+                row(pr.matrix, r);
+            }
+            row(pr.vector, 0);
+            let name = pr.name(f);
+            if !products.iter().any(|q| q.matrix == pr.matrix && q.vector == pr.vector && q.matrix_first == pr.matrix_first) {
+                products.push(pr);
+            }
+            return Some(format!("{name}_c{}", pr.column));
+        }
+    }
+    let a = lanes_expr(sp, f, t, [lhs[0], lhs[1], lhs[2], lhs[3]], rows, columns, products)?;
+    let b = lanes_expr(sp, f, t, [rhs[0], rhs[1], rhs[2], rhs[3]], rows, columns, products)?;
     Some(format!("_mm_{name}_ps({a}, {b})"))
+}
+
+/// Column `column` of the element-wise products of a 4x4 matrix's rows with
+/// a 4-vector: lane `r` is `m[r][column] * v[column]`, the products a matrix
+/// times a vector folds. The lanes form them row by row (four `mulps` of a
+/// row with the vector, each lane the very product of the scalar body, in
+/// its operand order) and transposes the products, instead of transposing
+/// the matrix and multiplying its columns by broadcasts: the same roundings
+/// with four shuffles fewer.
+#[derive(Clone, Copy)]
+struct Product {
+    matrix: usize,
+    vector: usize,
+    column: usize,
+    /// The matrix's element is the left operand (`m[r][k] * v[k]`).
+    matrix_first: bool,
+}
+
+impl Product {
+    fn name(&self, f: &Function) -> String {
+        let (m, v) = (&f.params[self.matrix].name, &f.params[self.vector].name);
+        if self.matrix_first { format!("{m}_by_{v}") } else { format!("{v}_by_{m}") }
+    }
+}
+
+/// The [`Product`] four lanes' products are, if they are one.
+fn product_column(f: &Function, lhs: &[&crate::model::Expr], rhs: &[&crate::model::Expr]) -> Option<Product> {
+    use crate::model::Expr;
+    let input = |e: &Expr| if let Expr::Input { param, comp } = e { Some((*param, *comp)) } else { None };
+    let try_sides = |ms: &[&Expr], vs: &[&Expr], matrix_first: bool| -> Option<Product> {
+        let (m, c) = input(ms[0])?;
+        let (v, vc) = input(vs[0])?;
+        let ok = rows_of(&f.params[m]) == Some(4)
+            && rows_of(&f.params[v]) == Some(1)
+            && c < 4
+            && vc == c
+            && (0..4).all(|k| input(ms[k]) == Some((m, c + 4 * k)) && input(vs[k]) == Some((v, c)));
+        ok.then_some(Product { matrix: m, vector: v, column: c, matrix_first })
+    };
+    try_sides(lhs, rhs, true).or_else(|| try_sides(rhs, lhs, false))
+}
+
+/// The x86_64 form of a binary32 function whose one result is a tree of
+/// additions and subtractions over the element-wise products of two
+/// 4-component parameters (a 4-vector's or a quaternion's dot product): the
+/// four products in one `mulps` (each lane the scalar body's product, in its
+/// operand order), then the tree in lane 0 with `addss`/`subss`, each lane
+/// brought to lane 0 by a shuffle, every operand in its place. None for any
+/// other function.
+fn lanes_fold(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
+    use crate::model::Expr;
+    let sp = RustSp;
+    if t.bits != 32 || !f.temps.is_empty() || f.outputs.len() != 1 {
+        return None;
+    }
+    if !matches!(&f.ret, Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar)) {
+        return None;
+    }
+    fn lane0(f: &Function, e: &Expr, pair: &mut Option<(usize, usize)>, leaves: &mut usize) -> Option<String> {
+        match e {
+            Expr::Bin(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+                let name = if *op == BinOp::Add { "add" } else { "sub" };
+                Some(format!("_mm_{name}_ss({}, {})", lane0(f, a, pair, leaves)?, lane0(f, b, pair, leaves)?))
+            }
+            Expr::Bin(BinOp::Mul, a, b) => {
+                let (Expr::Input { param: pa, comp: ka }, Expr::Input { param: pb, comp: kb }) = (&**a, &**b) else { return None };
+                let fits = rows_of(&f.params[*pa]) == Some(1) && rows_of(&f.params[*pb]) == Some(1) && ka == kb;
+                if !fits || pair.is_some_and(|p| p != (*pa, *pb)) {
+                    return None;
+                }
+                *pair = Some((*pa, *pb));
+                *leaves += 1;
+                Some(if *ka == 0 { "aether_prod".to_string() } else { format!("_mm_shuffle_ps::<{ka}>(aether_prod, aether_prod)") })
+            }
+            _ => None,
+        }
+    }
+    let mut pair = None;
+    let mut leaves = 0;
+    let e = lane0(f, &f.outputs[0], &mut pair, &mut leaves)?;
+    let (a, b) = pair?;
+    if leaves < 2 {
+        return None;
+    }
+    let load = |p: usize| {
+        let p = &f.params[p];
+        format!("_mm_loadu_ps((&{} as *const {}).cast::<f32>())", p.name, sp.kind_type(model, &p.kind, t))
+    };
+    Some(vec![
+        "#[cfg(target_arch = \"x86_64\")]".to_string(),
+        "{".into(),
+        "    use core::arch::x86_64::*;".into(),
+        "    // SAFETY: SSE is part of the x86_64 baseline; each load reads a #[repr(C)] 4-component parameter whole (four consecutive f32).".into(),
+        "    unsafe {".into(),
+        format!("        let aether_prod = _mm_mul_ps({}, {});", load(a), load(b)),
+        format!("        _mm_cvtss_f32({e})"),
+        "    }".into(),
+        "}".into(),
+    ])
 }
 
 /// The lane-wise form of a binary32 function whose result is groups of four
@@ -590,8 +703,9 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
     let mut groups = Vec::new();
     let mut rows = Vec::new();
     let mut columns = Vec::new();
+    let mut products = Vec::new();
     for g in f.outputs.chunks(4) {
-        let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]], &mut rows, &mut columns)?;
+        let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]], &mut rows, &mut columns, &mut products)?;
         if !["_mm_add", "_mm_sub", "_mm_mul", "_mm_div"].iter().any(|op| e.contains(op)) {
             return None;
         }
@@ -627,6 +741,20 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
         out.push(format!("        let ({p}_t2, {p}_t3) = (_mm_unpackhi_ps({p}_r0, {p}_r1), _mm_unpackhi_ps({p}_r2, {p}_r3));"));
         out.push(format!("        let ({p}_col0, {p}_col1) = (_mm_movelh_ps({p}_t0, {p}_t1), _mm_movehl_ps({p}_t1, {p}_t0));"));
         out.push(format!("        let ({p}_col2, {p}_col3) = (_mm_movelh_ps({p}_t2, {p}_t3), _mm_movehl_ps({p}_t3, {p}_t2));"));
+    }
+    for pr in &products {
+        // Row r of the products in lane k: m[r][k] * v[k], the operands in the scalar body's order;
+        // then transposed (moves only), so that lane r of column c is m[r][c] * v[c].
+        let n = pr.name(f);
+        let (m, v) = (&f.params[pr.matrix].name, &f.params[pr.vector].name);
+        for r in 0..4 {
+            let (x, y) = if pr.matrix_first { (format!("{m}_r{r}"), format!("{v}_r0")) } else { (format!("{v}_r0"), format!("{m}_r{r}")) };
+            out.push(format!("        let {n}_p{r} = _mm_mul_ps({x}, {y});"));
+        }
+        out.push(format!("        let ({n}_t0, {n}_t1) = (_mm_unpacklo_ps({n}_p0, {n}_p1), _mm_unpacklo_ps({n}_p2, {n}_p3));"));
+        out.push(format!("        let ({n}_t2, {n}_t3) = (_mm_unpackhi_ps({n}_p0, {n}_p1), _mm_unpackhi_ps({n}_p2, {n}_p3));"));
+        out.push(format!("        let ({n}_c0, {n}_c1) = (_mm_movelh_ps({n}_t0, {n}_t1), _mm_movehl_ps({n}_t1, {n}_t0));"));
+        out.push(format!("        let ({n}_c2, {n}_c3) = (_mm_movelh_ps({n}_t2, {n}_t3), _mm_movehl_ps({n}_t3, {n}_t2));"));
     }
     for (g, e) in groups.iter().enumerate() {
         out.push(format!("        _mm_storeu_ps(dst.add({}), {e});", 4 * g));
