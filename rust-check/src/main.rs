@@ -9,8 +9,11 @@
 //! (its thunk's None) and `u32::MAX - 1` for an unknown name. Every integer
 //! is little-endian. `--selftest` runs `aether_selftest()` instead (exit 1
 //! when a check fails). A predicate's form is named `predicate:NAME:golden` or
-//! `predicate:NAME:integer`, and answers one word, 1 or 0. The answers are flushed whenever the runner would wait
-//! for input, so the host may send a whole batch before it reads.
+//! `predicate:NAME:integer`, and answers one word, 1 or 0. A function's batched forms are
+//! named `batch:aos:NAME` and `batch:soa:NAME`: the words are the item count, then every
+//! item's input words; the answer every item's result words, in turn. The answers are
+//! flushed whenever the runner would wait for input, so the host may send a whole batch
+//! before it reads.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -68,6 +71,21 @@ fn main() -> std::io::Result<()> {
         for (form, f) in [("golden", golden), ("integer", integer)] {
             let answer = move |w: &[u64]| (w.len() == arity).then(|| vec![u64::from(f(w))]);
             thunks.insert(format!("predicate:{name}:{form}"), Box::new(answer));
+        }
+    }
+    for &(name, per, batch) in flat::BATCHES {
+        for (form, soa) in [("aos", false), ("soa", true)] {
+            let answer = move |w: &[u64]| {
+                let (&count, rest) = w.split_first()?;
+                let count = usize::try_from(count).ok()?;
+                if per.checked_mul(count)? != rest.len() {
+                    return None;
+                }
+                let items: Vec<Vec<u64>> = (0..count).map(|i| rest[i * per..(i + 1) * per].to_vec()).collect();
+                let (aos, soa_items) = batch(&items)?;
+                Some(if soa { soa_items } else { aos }.concat())
+            };
+            thunks.insert(format!("batch:{form}:{name}"), Box::new(answer));
         }
     }
     if std::env::args().nth(1).as_deref() == Some("--selftest") {

@@ -6333,6 +6333,6081 @@ pub const ENTRIES: &[(&str, &str, &str, &str, Thunk)] = &[
     ("aether_mat4d_eigh_lanes", "eigh_lanes", "mat4", "f64", flat_mat4d_eigh_lanes),
 ];
 
+/// A batch thunk: each item's result words from the `_aos` form and from the `_soa` form.
+pub type BatchThunk = fn(&[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>;
+
+fn batch_f32_fmin(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_fmin_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_fmin_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_fmin(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_fmin_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_fmin_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_fmax(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_fmax_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_fmax_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_fmax(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_fmax_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_fmax_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_sign(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_sign_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_sign_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_sign(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_sign_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_sign_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_sub_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_sub_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_sub_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_sub_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_sub_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_sub_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_sub_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_sub_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_sub_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_sub_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_sub_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_sub_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_scale(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[2] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_scale_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_scale_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_scale(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[2]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_scale_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_scale_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_scale(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[3] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_scale_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_scale_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_scale(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[3]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_scale_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_scale_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_scale(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 5 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[4] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_scale_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_scale_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_scale(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 5 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[4]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_scale_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_scale_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_div(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[2] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_div_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_div_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_div(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[2]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_div_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_div_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_div(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[3] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_div_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_div_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_div(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[3]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_div_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_div_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_div(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 5 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[4] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_div_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_div_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_div(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 5 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[4]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_div_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_div_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_neg(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_neg_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_neg_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_abs(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_abs_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_abs_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_min_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_min_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_min_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_min_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_min_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_min_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_min_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_min_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_min_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_min_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_min_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_min_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_max_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_max_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_max_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_max_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_max_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_max_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_max_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_max_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_max_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_max_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_max_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_max_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 5 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[4] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_lerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_lerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 5 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+        p2.push(f64::from_bits(w[4]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_lerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_lerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 7 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[6] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[6 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_lerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_lerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 7 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+        p2.push(f64::from_bits(w[6]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[6 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_lerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_lerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[8] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[8 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_lerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_lerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+        p2.push(f64::from_bits(w[8]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[8 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_lerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_lerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_sum_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2f_sum_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_sum_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2d_sum_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_sum_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3f_sum_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_sum_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3d_sum_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_sum_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4f_sum_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_sum_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4d_sum_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2f_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2d_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3f_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3d_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4f_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4d_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_squared_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_squared_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2f_squared_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_squared_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_squared_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2d_squared_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_squared_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_squared_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3f_squared_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_squared_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_squared_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3d_squared_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_squared_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_squared_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4f_squared_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_squared_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_squared_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4d_squared_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2f_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2d_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3f_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3d_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4f_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4d_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_max_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_max_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2f_max_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_max_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_max_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2d_max_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_max_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_max_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3f_max_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_max_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_max_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3d_max_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_max_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_max_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4f_max_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_max_norm(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_max_norm_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4d_max_norm_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_is_finite(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<bool> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_is_finite_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<bool> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2f_is_finite_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r)]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i])).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_is_finite(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<bool> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_is_finite_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<bool> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec2d_is_finite_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r)]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i])).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_is_finite(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<bool> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_is_finite_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<bool> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3f_is_finite_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r)]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i])).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_is_finite(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<bool> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_is_finite_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<bool> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec3d_is_finite_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r)]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i])).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_is_finite(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<bool> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_is_finite_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<bool> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4f_is_finite_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r)]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i])).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_is_finite(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<bool> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_is_finite_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<bool> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_vec4d_is_finite_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r)]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i])).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2f_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2f_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2f_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec2d_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Vec2d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec2d_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_vec2d_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4f_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32), w: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4f_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4f_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec4d_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec4d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]), w: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec4d_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_vec4d_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatf_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Quatf> = vec![Default::default(); aether_n];
+    aether_core::aether_quatf_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatf_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.w.to_bits()), u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatd_normalize(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatd> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Quatd> = vec![Default::default(); aether_n];
+    aether_core::aether_quatd_normalize_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatd_normalize_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.w.to_bits(), r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_cross(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_cross_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_cross_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_cross(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_cross_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_cross_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3f_reflect(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3f_reflect_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3f_reflect_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_vec3d_reflect(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_vec3d_reflect_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_vec3d_reflect_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatf_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Quatf> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[5] as u32), y: f32::from_bits(w[6] as u32), z: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Quatf> = vec![Default::default(); aether_n];
+    aether_core::aether_quatf_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatf_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.w.to_bits()), u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatd_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatd> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Quatd> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[5]), y: f64::from_bits(w[6]), z: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Quatd> = vec![Default::default(); aether_n];
+    aether_core::aether_quatd_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatd_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.w.to_bits(), r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatf_conjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Quatf> = vec![Default::default(); aether_n];
+    aether_core::aether_quatf_conjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatf_conjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.w.to_bits()), u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatd_conjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatd> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Quatd> = vec![Default::default(); aether_n];
+    aether_core::aether_quatd_conjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatd_conjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.w.to_bits(), r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatf_rotate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 7 {
+            return None;
+        }
+        p0.push(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_quatf_rotate_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_quatf_rotate_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatd_rotate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatd> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 7 {
+            return None;
+        }
+        p0.push(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_quatd_rotate_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_quatd_rotate_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2f_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec2f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2f_mul_vec_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_mat2f_mul_vec_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2d_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Vec2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec2d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2d_mul_vec_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_mat2d_mul_vec_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 9 * aether_n];
+    let mut p1: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 12 {
+            return None;
+        }
+        p0.push(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec3f { x: f32::from_bits(w[9] as u32), y: f32::from_bits(w[10] as u32), z: f32::from_bits(w[11] as u32) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f32::from_bits(w[9 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec3f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_mul_vec_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_mat3f_mul_vec_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 9 * aether_n];
+    let mut p1: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 3 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 12 {
+            return None;
+        }
+        p0.push(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec3d { x: f64::from_bits(w[9]), y: f64::from_bits(w[10]), z: f64::from_bits(w[11]) });
+        for c in 0..3 {
+            s1[c * aether_n + i] = f64::from_bits(w[9 + c]);
+        }
+    }
+    let mut r: Vec<Vec3d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_mul_vec_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 3 * aether_n];
+    aether_core::aether_mat3d_mul_vec_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..3).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4f_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 16 * aether_n];
+    let mut p1: Vec<Vec4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 20 {
+            return None;
+        }
+        p0.push(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Vec4f { x: f32::from_bits(w[16] as u32), y: f32::from_bits(w[17] as u32), z: f32::from_bits(w[18] as u32), w: f32::from_bits(w[19] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[16 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec4f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4f_mul_vec_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat4f_mul_vec_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits()), u64::from(r.w.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4d_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 16 * aether_n];
+    let mut p1: Vec<Vec4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 20 {
+            return None;
+        }
+        p0.push(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Vec4d { x: f64::from_bits(w[16]), y: f64::from_bits(w[17]), z: f64::from_bits(w[18]), w: f64::from_bits(w[19]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[16 + c]);
+        }
+    }
+    let mut r: Vec<Vec4d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4d_mul_vec_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat4d_mul_vec_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32)] });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat2f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2f_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2f_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7])] });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<Mat2d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2d_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2d_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 9 * aether_n];
+    let mut p1: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 18 {
+            return None;
+        }
+        p0.push(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32), f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32)] });
+        for c in 0..9 {
+            s1[c * aether_n + i] = f32::from_bits(w[9 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat3f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3f_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 9 * aether_n];
+    let mut p1: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 18 {
+            return None;
+        }
+        p0.push(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15]), f64::from_bits(w[16]), f64::from_bits(w[17])] });
+        for c in 0..9 {
+            s1[c * aether_n + i] = f64::from_bits(w[9 + c]);
+        }
+    }
+    let mut r: Vec<Mat3d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3d_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 16 * aether_n];
+    let mut p1: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 32 {
+            return None;
+        }
+        p0.push(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32), f32::from_bits(w[18] as u32), f32::from_bits(w[19] as u32), f32::from_bits(w[20] as u32), f32::from_bits(w[21] as u32), f32::from_bits(w[22] as u32), f32::from_bits(w[23] as u32), f32::from_bits(w[24] as u32), f32::from_bits(w[25] as u32), f32::from_bits(w[26] as u32), f32::from_bits(w[27] as u32), f32::from_bits(w[28] as u32), f32::from_bits(w[29] as u32), f32::from_bits(w[30] as u32), f32::from_bits(w[31] as u32)] });
+        for c in 0..16 {
+            s1[c * aether_n + i] = f32::from_bits(w[16 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat4f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4f_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4f_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits()), u64::from(r.m[9].to_bits()), u64::from(r.m[10].to_bits()), u64::from(r.m[11].to_bits()), u64::from(r.m[12].to_bits()), u64::from(r.m[13].to_bits()), u64::from(r.m[14].to_bits()), u64::from(r.m[15].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 16 * aether_n];
+    let mut p1: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 32 {
+            return None;
+        }
+        p0.push(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[17]), f64::from_bits(w[18]), f64::from_bits(w[19]), f64::from_bits(w[20]), f64::from_bits(w[21]), f64::from_bits(w[22]), f64::from_bits(w[23]), f64::from_bits(w[24]), f64::from_bits(w[25]), f64::from_bits(w[26]), f64::from_bits(w[27]), f64::from_bits(w[28]), f64::from_bits(w[29]), f64::from_bits(w[30]), f64::from_bits(w[31])] });
+        for c in 0..16 {
+            s1[c * aether_n + i] = f64::from_bits(w[16 + c]);
+        }
+    }
+    let mut r: Vec<Mat4d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4d_mul_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4d_mul_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits(), r.m[9].to_bits(), r.m[10].to_bits(), r.m[11].to_bits(), r.m[12].to_bits(), r.m[13].to_bits(), r.m[14].to_bits(), r.m[15].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2f_transpose(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat2f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2f_transpose_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2f_transpose_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2d_transpose(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Mat2d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2d_transpose_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2d_transpose_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_transpose(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat3f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_transpose_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3f_transpose_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_transpose(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Mat3d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_transpose_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3d_transpose_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4f_transpose(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 16 {
+            return None;
+        }
+        p0.push(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat4f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4f_transpose_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4f_transpose_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits()), u64::from(r.m[9].to_bits()), u64::from(r.m[10].to_bits()), u64::from(r.m[11].to_bits()), u64::from(r.m[12].to_bits()), u64::from(r.m[13].to_bits()), u64::from(r.m[14].to_bits()), u64::from(r.m[15].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4d_transpose(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 16 {
+            return None;
+        }
+        p0.push(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Mat4d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4d_transpose_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4d_transpose_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits(), r.m[9].to_bits(), r.m[10].to_bits(), r.m[11].to_bits(), r.m[12].to_bits(), r.m[13].to_bits(), r.m[14].to_bits(), r.m[15].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2f_identity(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    for w in items {
+        if w.len() != 0 {
+            return None;
+        }
+    }
+    let mut r: Vec<Mat2f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2f_identity_aos(&mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2f_identity_soa(&mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2d_identity(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    for w in items {
+        if w.len() != 0 {
+            return None;
+        }
+    }
+    let mut r: Vec<Mat2d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2d_identity_aos(&mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2d_identity_soa(&mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_identity(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    for w in items {
+        if w.len() != 0 {
+            return None;
+        }
+    }
+    let mut r: Vec<Mat3f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_identity_aos(&mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3f_identity_soa(&mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_identity(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    for w in items {
+        if w.len() != 0 {
+            return None;
+        }
+    }
+    let mut r: Vec<Mat3d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_identity_aos(&mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3d_identity_soa(&mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4f_identity(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    for w in items {
+        if w.len() != 0 {
+            return None;
+        }
+    }
+    let mut r: Vec<Mat4f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4f_identity_aos(&mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4f_identity_soa(&mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits()), u64::from(r.m[9].to_bits()), u64::from(r.m[10].to_bits()), u64::from(r.m[11].to_bits()), u64::from(r.m[12].to_bits()), u64::from(r.m[13].to_bits()), u64::from(r.m[14].to_bits()), u64::from(r.m[15].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4d_identity(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    for w in items {
+        if w.len() != 0 {
+            return None;
+        }
+    }
+    let mut r: Vec<Mat4d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4d_identity_aos(&mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4d_identity_soa(&mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits(), r.m[9].to_bits(), r.m[10].to_bits(), r.m[11].to_bits(), r.m[12].to_bits(), r.m[13].to_bits(), r.m[14].to_bits(), r.m[15].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32)] });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2f_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat2f_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 8 {
+            return None;
+        }
+        p0.push(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7])] });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2d_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat2d_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 9 * aether_n];
+    let mut p1: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 18 {
+            return None;
+        }
+        p0.push(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32), f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32)] });
+        for c in 0..9 {
+            s1[c * aether_n + i] = f32::from_bits(w[9 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat3f_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 9 * aether_n];
+    let mut p1: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 18 {
+            return None;
+        }
+        p0.push(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15]), f64::from_bits(w[16]), f64::from_bits(w[17])] });
+        for c in 0..9 {
+            s1[c * aether_n + i] = f64::from_bits(w[9 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat3d_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 16 * aether_n];
+    let mut p1: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 32 {
+            return None;
+        }
+        p0.push(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32), f32::from_bits(w[18] as u32), f32::from_bits(w[19] as u32), f32::from_bits(w[20] as u32), f32::from_bits(w[21] as u32), f32::from_bits(w[22] as u32), f32::from_bits(w[23] as u32), f32::from_bits(w[24] as u32), f32::from_bits(w[25] as u32), f32::from_bits(w[26] as u32), f32::from_bits(w[27] as u32), f32::from_bits(w[28] as u32), f32::from_bits(w[29] as u32), f32::from_bits(w[30] as u32), f32::from_bits(w[31] as u32)] });
+        for c in 0..16 {
+            s1[c * aether_n + i] = f32::from_bits(w[16 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4f_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat4f_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 16 * aether_n];
+    let mut p1: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 32 {
+            return None;
+        }
+        p0.push(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[17]), f64::from_bits(w[18]), f64::from_bits(w[19]), f64::from_bits(w[20]), f64::from_bits(w[21]), f64::from_bits(w[22]), f64::from_bits(w[23]), f64::from_bits(w[24]), f64::from_bits(w[25]), f64::from_bits(w[26]), f64::from_bits(w[27]), f64::from_bits(w[28]), f64::from_bits(w[29]), f64::from_bits(w[30]), f64::from_bits(w[31])] });
+        for c in 0..16 {
+            s1[c * aether_n + i] = f64::from_bits(w[16 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4d_dot_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat4d_dot_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2f_determinant(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2f_determinant_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat2f_determinant_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2d_determinant(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2d_determinant_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat2d_determinant_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_determinant(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_determinant_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat3f_determinant_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_determinant(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_determinant_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat3d_determinant_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4f_determinant(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 16 {
+            return None;
+        }
+        p0.push(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4f_determinant_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat4f_determinant_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4d_determinant(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 16 {
+            return None;
+        }
+        p0.push(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4d_determinant_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_mat4d_determinant_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2f_inverse_adjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Mat2f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32)] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat2f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2f_inverse_adjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2f_inverse_adjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat2d_inverse_adjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat2d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Mat2d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3])] });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Mat2d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat2d_inverse_adjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_mat2d_inverse_adjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_inverse_adjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Mat3f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32)] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat3f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_inverse_adjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3f_inverse_adjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_inverse_adjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 9 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Mat3d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8])] });
+        for c in 0..9 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Mat3d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_inverse_adjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3d_inverse_adjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4f_inverse_adjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 16 {
+            return None;
+        }
+        p0.push(Mat4f { m: [f32::from_bits(w[0] as u32), f32::from_bits(w[1] as u32), f32::from_bits(w[2] as u32), f32::from_bits(w[3] as u32), f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32), f32::from_bits(w[8] as u32), f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32)] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat4f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4f_inverse_adjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4f_inverse_adjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits()), u64::from(r.m[9].to_bits()), u64::from(r.m[10].to_bits()), u64::from(r.m[11].to_bits()), u64::from(r.m[12].to_bits()), u64::from(r.m[13].to_bits()), u64::from(r.m[14].to_bits()), u64::from(r.m[15].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat4d_inverse_adjugate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Mat4d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 16 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 16 {
+            return None;
+        }
+        p0.push(Mat4d { m: [f64::from_bits(w[0]), f64::from_bits(w[1]), f64::from_bits(w[2]), f64::from_bits(w[3]), f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7]), f64::from_bits(w[8]), f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15])] });
+        for c in 0..16 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Mat4d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat4d_inverse_adjugate_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 16 * aether_n];
+    aether_core::aether_mat4d_inverse_adjugate_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits(), r.m[9].to_bits(), r.m[10].to_bits(), r.m[11].to_bits(), r.m[12].to_bits(), r.m[13].to_bits(), r.m[14].to_bits(), r.m[15].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..16).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_two_sum_err(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[2] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_two_sum_err_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_two_sum_err_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_two_sum_err(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+        p2.push(f64::from_bits(w[2]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_two_sum_err_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_two_sum_err_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_two_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+    }
+    let mut r: Vec<Pairf> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_two_sum_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f32_two_sum_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.hi.to_bits()), u64::from(r.comp.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_two_sum(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+    }
+    let mut r: Vec<Paird> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_two_sum_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f64_two_sum_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.hi.to_bits(), r.comp.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_pairf_neumaier_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Pairf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Pairf { hi: f32::from_bits(w[0] as u32), comp: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[2] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Pairf> = vec![Default::default(); aether_n];
+    aether_core::aether_pairf_neumaier_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_pairf_neumaier_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.hi.to_bits()), u64::from(r.comp.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_paird_neumaier_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Paird> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(Paird { hi: f64::from_bits(w[0]), comp: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[2]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Paird> = vec![Default::default(); aether_n];
+    aether_core::aether_paird_neumaier_add_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_paird_neumaier_add_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.hi.to_bits(), r.comp.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_pairf_combine(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Pairf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Pairf> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Pairf { hi: f32::from_bits(w[0] as u32), comp: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Pairf { hi: f32::from_bits(w[2] as u32), comp: f32::from_bits(w[3] as u32) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Pairf> = vec![Default::default(); aether_n];
+    aether_core::aether_pairf_combine_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_pairf_combine_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.hi.to_bits()), u64::from(r.comp.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_paird_combine(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Paird> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    let mut p1: Vec<Paird> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Paird { hi: f64::from_bits(w[0]), comp: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Paird { hi: f64::from_bits(w[2]), comp: f64::from_bits(w[3]) });
+        for c in 0..2 {
+            s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Paird> = vec![Default::default(); aether_n];
+    aether_core::aether_paird_combine_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_paird_combine_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.hi.to_bits(), r.comp.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_pairf_value(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Pairf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Pairf { hi: f32::from_bits(w[0] as u32), comp: f32::from_bits(w[1] as u32) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_pairf_value_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_pairf_value_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_paird_value(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Paird> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 2 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(Paird { hi: f64::from_bits(w[0]), comp: f64::from_bits(w[1]) });
+        for c in 0..2 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_paird_value_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_paird_value_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_sin_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_sin_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_sin_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_sin_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_sin_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_sin_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_cos_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_cos_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_cos_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_cos_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_cos_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_cos_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_tan_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_tan_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_tan_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_tan_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_tan_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_tan_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_atan_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_atan_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_atan_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_atan_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_atan_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_atan_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_asin_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_asin_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_asin_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_asin_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_asin_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_asin_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_exp_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_exp_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_exp_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_exp_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_exp_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_exp_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_exp2_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_exp2_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_exp2_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_exp2_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_exp2_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_exp2_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_log_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_log_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_log_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_log_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_log_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_log_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_pow_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_pow_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_pow_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_pow_poly(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_pow_poly_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_pow_poly_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_sincos(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_sincos_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f32_sincos_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_sincos(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_sincos_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f64_sincos_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_sin(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_sin_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_sin_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_sin(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_sin_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_sin_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_cos(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_cos_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_cos_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_cos(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_cos_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_cos_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_atan(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_atan_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_atan_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_atan(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_atan_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_atan_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_atan2(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_atan2_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_atan2_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_atan2(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_atan2_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_atan2_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_exp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_exp_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_exp_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_exp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_exp_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_exp_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_log(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_log_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_log_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_log(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_log_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_log_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_exp2(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_exp2_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_exp2_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_exp2(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_exp2_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_exp2_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_log2(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_log2_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_log2_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_log2(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_log2_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_log2_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_pow(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_pow_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_pow_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_pow(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 2 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_pow_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_pow_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_tan(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_tan_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_tan_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_tan(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_tan_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_tan_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_asin(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_asin_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_asin_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_asin(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_asin_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_asin_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_acos(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+    }
+    let mut r: Vec<f32> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_acos_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f32_acos_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_acos(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 1 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+    }
+    let mut r: Vec<f64> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_acos_aos(&p0, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 1 * aether_n];
+    aether_core::aether_f64_acos_soa(&s0, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..1).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatf_from_axis_angle(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3f> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec3f { x: f32::from_bits(w[0] as u32), y: f32::from_bits(w[1] as u32), z: f32::from_bits(w[2] as u32) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[3] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Quatf> = vec![Default::default(); aether_n];
+    aether_core::aether_quatf_from_axis_angle_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatf_from_axis_angle_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.w.to_bits()), u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatd_from_axis_angle(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Vec3d> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 3 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 4 {
+            return None;
+        }
+        p0.push(Vec3d { x: f64::from_bits(w[0]), y: f64::from_bits(w[1]), z: f64::from_bits(w[2]) });
+        for c in 0..3 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[3]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Quatd> = vec![Default::default(); aether_n];
+    aether_core::aether_quatd_from_axis_angle_aos(&p0, &p1, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatd_from_axis_angle_soa(&s0, &s1, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.w.to_bits(), r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3f_from_euler_xyz(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[2] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Mat3f> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3f_from_euler_xyz_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3f_from_euler_xyz_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.m[0].to_bits()), u64::from(r.m[1].to_bits()), u64::from(r.m[2].to_bits()), u64::from(r.m[3].to_bits()), u64::from(r.m[4].to_bits()), u64::from(r.m[5].to_bits()), u64::from(r.m[6].to_bits()), u64::from(r.m[7].to_bits()), u64::from(r.m[8].to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_mat3d_from_euler_xyz(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+        p2.push(f64::from_bits(w[2]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Mat3d> = vec![Default::default(); aether_n];
+    aether_core::aether_mat3d_from_euler_xyz_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 9 * aether_n];
+    aether_core::aether_mat3d_from_euler_xyz_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.m[0].to_bits(), r.m[1].to_bits(), r.m[2].to_bits(), r.m[3].to_bits(), r.m[4].to_bits(), r.m[5].to_bits(), r.m[6].to_bits(), r.m[7].to_bits(), r.m[8].to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..9).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatf_slerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatf> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Quatf> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 4 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Quatf { w: f32::from_bits(w[0] as u32), x: f32::from_bits(w[1] as u32), y: f32::from_bits(w[2] as u32), z: f32::from_bits(w[3] as u32) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[5] as u32), y: f32::from_bits(w[6] as u32), z: f32::from_bits(w[7] as u32) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[8] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[8 + c] as u32);
+        }
+    }
+    let mut r: Vec<Quatf> = vec![Default::default(); aether_n];
+    aether_core::aether_quatf_slerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatf_slerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.w.to_bits()), u64::from(r.x.to_bits()), u64::from(r.y.to_bits()), u64::from(r.z.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_quatd_slerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<Quatd> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p1: Vec<Quatd> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 4 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 9 {
+            return None;
+        }
+        p0.push(Quatd { w: f64::from_bits(w[0]), x: f64::from_bits(w[1]), y: f64::from_bits(w[2]), z: f64::from_bits(w[3]) });
+        for c in 0..4 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[5]), y: f64::from_bits(w[6]), z: f64::from_bits(w[7]) });
+        for c in 0..4 {
+            s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
+        }
+        p2.push(f64::from_bits(w[8]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[8 + c]);
+        }
+    }
+    let mut r: Vec<Quatd> = vec![Default::default(); aether_n];
+    aether_core::aether_quatd_slerp_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_quatd_slerp_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.w.to_bits(), r.x.to_bits(), r.y.to_bits(), r.z.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_jacobi_rotation(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[2] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Rotationf> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_jacobi_rotation_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_f32_jacobi_rotation_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.c.to_bits()), u64::from(r.s.to_bits()), u64::from(r.t.to_bits()), u64::from(r.tau.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_jacobi_rotation(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 3 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+        p2.push(f64::from_bits(w[2]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Rotationd> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_jacobi_rotation_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 4 * aether_n];
+    aether_core::aether_f64_jacobi_rotation_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.c.to_bits(), r.s.to_bits(), r.t.to_bits(), r.tau.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..4).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_jacobi_update(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<Rotationf> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+        p2.push(Rotationf { c: f32::from_bits(w[2] as u32), s: f32::from_bits(w[3] as u32), t: f32::from_bits(w[4] as u32), tau: f32::from_bits(w[5] as u32) });
+        for c in 0..4 {
+            s2[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_jacobi_update_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f32_jacobi_update_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_jacobi_update(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<Rotationd> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 6 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+        p2.push(Rotationd { c: f64::from_bits(w[2]), s: f64::from_bits(w[3]), t: f64::from_bits(w[4]), tau: f64::from_bits(w[5]) });
+        for c in 0..4 {
+            s2[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_jacobi_update_aos(&p0, &p1, &p2, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f64_jacobi_update_soa(&s0, &s1, &s2, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f32_jacobi_diag(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f32> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f32> = vec![0.0; 1 * aether_n];
+    let mut p3: Vec<Rotationf> = Vec::with_capacity(aether_n);
+    let mut s3: Vec<f32> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 7 {
+            return None;
+        }
+        p0.push(f32::from_bits(w[0] as u32));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
+        }
+        p1.push(f32::from_bits(w[1] as u32));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
+        }
+        p2.push(f32::from_bits(w[2] as u32));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
+        }
+        p3.push(Rotationf { c: f32::from_bits(w[3] as u32), s: f32::from_bits(w[4] as u32), t: f32::from_bits(w[5] as u32), tau: f32::from_bits(w[6] as u32) });
+        for c in 0..4 {
+            s3[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
+        }
+    }
+    let mut r: Vec<Vec2f> = vec![Default::default(); aether_n];
+    aether_core::aether_f32_jacobi_diag_aos(&p0, &p1, &p2, &p3, &mut r).ok()?;
+    let mut so: Vec<f32> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f32_jacobi_diag_soa(&s0, &s1, &s2, &s3, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![u64::from(r.x.to_bits()), u64::from(r.y.to_bits())]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| u64::from(so[c * aether_n + i].to_bits())).collect()).collect();
+    Some((aos, soa))
+}
+
+fn batch_f64_jacobi_diag(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let aether_n = items.len();
+    let mut p0: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s0: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p1: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s1: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p2: Vec<f64> = Vec::with_capacity(aether_n);
+    let mut s2: Vec<f64> = vec![0.0; 1 * aether_n];
+    let mut p3: Vec<Rotationd> = Vec::with_capacity(aether_n);
+    let mut s3: Vec<f64> = vec![0.0; 4 * aether_n];
+    for (i, w) in items.iter().enumerate() {
+        if w.len() != 7 {
+            return None;
+        }
+        p0.push(f64::from_bits(w[0]));
+        for c in 0..1 {
+            s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
+        }
+        p1.push(f64::from_bits(w[1]));
+        for c in 0..1 {
+            s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
+        }
+        p2.push(f64::from_bits(w[2]));
+        for c in 0..1 {
+            s2[c * aether_n + i] = f64::from_bits(w[2 + c]);
+        }
+        p3.push(Rotationd { c: f64::from_bits(w[3]), s: f64::from_bits(w[4]), t: f64::from_bits(w[5]), tau: f64::from_bits(w[6]) });
+        for c in 0..4 {
+            s3[c * aether_n + i] = f64::from_bits(w[3 + c]);
+        }
+    }
+    let mut r: Vec<Vec2d> = vec![Default::default(); aether_n];
+    aether_core::aether_f64_jacobi_diag_aos(&p0, &p1, &p2, &p3, &mut r).ok()?;
+    let mut so: Vec<f64> = vec![Default::default(); 2 * aether_n];
+    aether_core::aether_f64_jacobi_diag_soa(&s0, &s1, &s2, &s3, &mut so, aether_n).ok()?;
+    let aos = r.iter().map(|&r| vec![r.x.to_bits(), r.y.to_bits()]).collect();
+    let soa = (0..aether_n).map(|i| (0..2).map(|c| so[c * aether_n + i].to_bits()).collect()).collect();
+    Some((aos, soa))
+}
+
+/// Every function's batched forms: (name, input words per item, batch thunk).
+pub const BATCHES: &[(&str, usize, BatchThunk)] = &[
+    ("aether_f32_fmin", 2, batch_f32_fmin),
+    ("aether_f64_fmin", 2, batch_f64_fmin),
+    ("aether_f32_fmax", 2, batch_f32_fmax),
+    ("aether_f64_fmax", 2, batch_f64_fmax),
+    ("aether_f32_sign", 1, batch_f32_sign),
+    ("aether_f64_sign", 1, batch_f64_sign),
+    ("aether_vec2f_add", 4, batch_vec2f_add),
+    ("aether_vec2d_add", 4, batch_vec2d_add),
+    ("aether_vec3f_add", 6, batch_vec3f_add),
+    ("aether_vec3d_add", 6, batch_vec3d_add),
+    ("aether_vec4f_add", 8, batch_vec4f_add),
+    ("aether_vec4d_add", 8, batch_vec4d_add),
+    ("aether_vec2f_sub", 4, batch_vec2f_sub),
+    ("aether_vec2d_sub", 4, batch_vec2d_sub),
+    ("aether_vec3f_sub", 6, batch_vec3f_sub),
+    ("aether_vec3d_sub", 6, batch_vec3d_sub),
+    ("aether_vec4f_sub", 8, batch_vec4f_sub),
+    ("aether_vec4d_sub", 8, batch_vec4d_sub),
+    ("aether_vec2f_mul", 4, batch_vec2f_mul),
+    ("aether_vec2d_mul", 4, batch_vec2d_mul),
+    ("aether_vec3f_mul", 6, batch_vec3f_mul),
+    ("aether_vec3d_mul", 6, batch_vec3d_mul),
+    ("aether_vec4f_mul", 8, batch_vec4f_mul),
+    ("aether_vec4d_mul", 8, batch_vec4d_mul),
+    ("aether_vec2f_scale", 3, batch_vec2f_scale),
+    ("aether_vec2d_scale", 3, batch_vec2d_scale),
+    ("aether_vec3f_scale", 4, batch_vec3f_scale),
+    ("aether_vec3d_scale", 4, batch_vec3d_scale),
+    ("aether_vec4f_scale", 5, batch_vec4f_scale),
+    ("aether_vec4d_scale", 5, batch_vec4d_scale),
+    ("aether_vec2f_div", 3, batch_vec2f_div),
+    ("aether_vec2d_div", 3, batch_vec2d_div),
+    ("aether_vec3f_div", 4, batch_vec3f_div),
+    ("aether_vec3d_div", 4, batch_vec3d_div),
+    ("aether_vec4f_div", 5, batch_vec4f_div),
+    ("aether_vec4d_div", 5, batch_vec4d_div),
+    ("aether_f32_neg", 1, batch_f32_neg),
+    ("aether_f64_neg", 1, batch_f64_neg),
+    ("aether_vec2f_neg", 2, batch_vec2f_neg),
+    ("aether_vec2d_neg", 2, batch_vec2d_neg),
+    ("aether_vec3f_neg", 3, batch_vec3f_neg),
+    ("aether_vec3d_neg", 3, batch_vec3d_neg),
+    ("aether_vec4f_neg", 4, batch_vec4f_neg),
+    ("aether_vec4d_neg", 4, batch_vec4d_neg),
+    ("aether_f32_abs", 1, batch_f32_abs),
+    ("aether_f64_abs", 1, batch_f64_abs),
+    ("aether_vec2f_abs", 2, batch_vec2f_abs),
+    ("aether_vec2d_abs", 2, batch_vec2d_abs),
+    ("aether_vec3f_abs", 3, batch_vec3f_abs),
+    ("aether_vec3d_abs", 3, batch_vec3d_abs),
+    ("aether_vec4f_abs", 4, batch_vec4f_abs),
+    ("aether_vec4d_abs", 4, batch_vec4d_abs),
+    ("aether_vec2f_min", 4, batch_vec2f_min),
+    ("aether_vec2d_min", 4, batch_vec2d_min),
+    ("aether_vec3f_min", 6, batch_vec3f_min),
+    ("aether_vec3d_min", 6, batch_vec3d_min),
+    ("aether_vec4f_min", 8, batch_vec4f_min),
+    ("aether_vec4d_min", 8, batch_vec4d_min),
+    ("aether_vec2f_max", 4, batch_vec2f_max),
+    ("aether_vec2d_max", 4, batch_vec2d_max),
+    ("aether_vec3f_max", 6, batch_vec3f_max),
+    ("aether_vec3d_max", 6, batch_vec3d_max),
+    ("aether_vec4f_max", 8, batch_vec4f_max),
+    ("aether_vec4d_max", 8, batch_vec4d_max),
+    ("aether_vec2f_lerp", 5, batch_vec2f_lerp),
+    ("aether_vec2d_lerp", 5, batch_vec2d_lerp),
+    ("aether_vec3f_lerp", 7, batch_vec3f_lerp),
+    ("aether_vec3d_lerp", 7, batch_vec3d_lerp),
+    ("aether_vec4f_lerp", 9, batch_vec4f_lerp),
+    ("aether_vec4d_lerp", 9, batch_vec4d_lerp),
+    ("aether_vec2f_sum", 2, batch_vec2f_sum),
+    ("aether_vec2d_sum", 2, batch_vec2d_sum),
+    ("aether_vec3f_sum", 3, batch_vec3f_sum),
+    ("aether_vec3d_sum", 3, batch_vec3d_sum),
+    ("aether_vec4f_sum", 4, batch_vec4f_sum),
+    ("aether_vec4d_sum", 4, batch_vec4d_sum),
+    ("aether_vec2f_dot", 4, batch_vec2f_dot),
+    ("aether_vec2d_dot", 4, batch_vec2d_dot),
+    ("aether_vec3f_dot", 6, batch_vec3f_dot),
+    ("aether_vec3d_dot", 6, batch_vec3d_dot),
+    ("aether_vec4f_dot", 8, batch_vec4f_dot),
+    ("aether_vec4d_dot", 8, batch_vec4d_dot),
+    ("aether_vec2f_squared_norm", 2, batch_vec2f_squared_norm),
+    ("aether_vec2d_squared_norm", 2, batch_vec2d_squared_norm),
+    ("aether_vec3f_squared_norm", 3, batch_vec3f_squared_norm),
+    ("aether_vec3d_squared_norm", 3, batch_vec3d_squared_norm),
+    ("aether_vec4f_squared_norm", 4, batch_vec4f_squared_norm),
+    ("aether_vec4d_squared_norm", 4, batch_vec4d_squared_norm),
+    ("aether_vec2f_norm", 2, batch_vec2f_norm),
+    ("aether_vec2d_norm", 2, batch_vec2d_norm),
+    ("aether_vec3f_norm", 3, batch_vec3f_norm),
+    ("aether_vec3d_norm", 3, batch_vec3d_norm),
+    ("aether_vec4f_norm", 4, batch_vec4f_norm),
+    ("aether_vec4d_norm", 4, batch_vec4d_norm),
+    ("aether_vec2f_max_norm", 2, batch_vec2f_max_norm),
+    ("aether_vec2d_max_norm", 2, batch_vec2d_max_norm),
+    ("aether_vec3f_max_norm", 3, batch_vec3f_max_norm),
+    ("aether_vec3d_max_norm", 3, batch_vec3d_max_norm),
+    ("aether_vec4f_max_norm", 4, batch_vec4f_max_norm),
+    ("aether_vec4d_max_norm", 4, batch_vec4d_max_norm),
+    ("aether_vec2f_is_finite", 2, batch_vec2f_is_finite),
+    ("aether_vec2d_is_finite", 2, batch_vec2d_is_finite),
+    ("aether_vec3f_is_finite", 3, batch_vec3f_is_finite),
+    ("aether_vec3d_is_finite", 3, batch_vec3d_is_finite),
+    ("aether_vec4f_is_finite", 4, batch_vec4f_is_finite),
+    ("aether_vec4d_is_finite", 4, batch_vec4d_is_finite),
+    ("aether_vec2f_normalize", 2, batch_vec2f_normalize),
+    ("aether_vec2d_normalize", 2, batch_vec2d_normalize),
+    ("aether_vec3f_normalize", 3, batch_vec3f_normalize),
+    ("aether_vec3d_normalize", 3, batch_vec3d_normalize),
+    ("aether_vec4f_normalize", 4, batch_vec4f_normalize),
+    ("aether_vec4d_normalize", 4, batch_vec4d_normalize),
+    ("aether_quatf_normalize", 4, batch_quatf_normalize),
+    ("aether_quatd_normalize", 4, batch_quatd_normalize),
+    ("aether_vec3f_cross", 6, batch_vec3f_cross),
+    ("aether_vec3d_cross", 6, batch_vec3d_cross),
+    ("aether_vec3f_reflect", 6, batch_vec3f_reflect),
+    ("aether_vec3d_reflect", 6, batch_vec3d_reflect),
+    ("aether_quatf_mul", 8, batch_quatf_mul),
+    ("aether_quatd_mul", 8, batch_quatd_mul),
+    ("aether_quatf_conjugate", 4, batch_quatf_conjugate),
+    ("aether_quatd_conjugate", 4, batch_quatd_conjugate),
+    ("aether_quatf_rotate", 7, batch_quatf_rotate),
+    ("aether_quatd_rotate", 7, batch_quatd_rotate),
+    ("aether_mat2f_mul_vec", 6, batch_mat2f_mul_vec),
+    ("aether_mat2d_mul_vec", 6, batch_mat2d_mul_vec),
+    ("aether_mat3f_mul_vec", 12, batch_mat3f_mul_vec),
+    ("aether_mat3d_mul_vec", 12, batch_mat3d_mul_vec),
+    ("aether_mat4f_mul_vec", 20, batch_mat4f_mul_vec),
+    ("aether_mat4d_mul_vec", 20, batch_mat4d_mul_vec),
+    ("aether_mat2f_mul", 8, batch_mat2f_mul),
+    ("aether_mat2d_mul", 8, batch_mat2d_mul),
+    ("aether_mat3f_mul", 18, batch_mat3f_mul),
+    ("aether_mat3d_mul", 18, batch_mat3d_mul),
+    ("aether_mat4f_mul", 32, batch_mat4f_mul),
+    ("aether_mat4d_mul", 32, batch_mat4d_mul),
+    ("aether_mat2f_transpose", 4, batch_mat2f_transpose),
+    ("aether_mat2d_transpose", 4, batch_mat2d_transpose),
+    ("aether_mat3f_transpose", 9, batch_mat3f_transpose),
+    ("aether_mat3d_transpose", 9, batch_mat3d_transpose),
+    ("aether_mat4f_transpose", 16, batch_mat4f_transpose),
+    ("aether_mat4d_transpose", 16, batch_mat4d_transpose),
+    ("aether_mat2f_identity", 0, batch_mat2f_identity),
+    ("aether_mat2d_identity", 0, batch_mat2d_identity),
+    ("aether_mat3f_identity", 0, batch_mat3f_identity),
+    ("aether_mat3d_identity", 0, batch_mat3d_identity),
+    ("aether_mat4f_identity", 0, batch_mat4f_identity),
+    ("aether_mat4d_identity", 0, batch_mat4d_identity),
+    ("aether_mat2f_dot", 8, batch_mat2f_dot),
+    ("aether_mat2d_dot", 8, batch_mat2d_dot),
+    ("aether_mat3f_dot", 18, batch_mat3f_dot),
+    ("aether_mat3d_dot", 18, batch_mat3d_dot),
+    ("aether_mat4f_dot", 32, batch_mat4f_dot),
+    ("aether_mat4d_dot", 32, batch_mat4d_dot),
+    ("aether_mat2f_determinant", 4, batch_mat2f_determinant),
+    ("aether_mat2d_determinant", 4, batch_mat2d_determinant),
+    ("aether_mat3f_determinant", 9, batch_mat3f_determinant),
+    ("aether_mat3d_determinant", 9, batch_mat3d_determinant),
+    ("aether_mat4f_determinant", 16, batch_mat4f_determinant),
+    ("aether_mat4d_determinant", 16, batch_mat4d_determinant),
+    ("aether_mat2f_inverse_adjugate", 4, batch_mat2f_inverse_adjugate),
+    ("aether_mat2d_inverse_adjugate", 4, batch_mat2d_inverse_adjugate),
+    ("aether_mat3f_inverse_adjugate", 9, batch_mat3f_inverse_adjugate),
+    ("aether_mat3d_inverse_adjugate", 9, batch_mat3d_inverse_adjugate),
+    ("aether_mat4f_inverse_adjugate", 16, batch_mat4f_inverse_adjugate),
+    ("aether_mat4d_inverse_adjugate", 16, batch_mat4d_inverse_adjugate),
+    ("aether_f32_two_sum_err", 3, batch_f32_two_sum_err),
+    ("aether_f64_two_sum_err", 3, batch_f64_two_sum_err),
+    ("aether_f32_two_sum", 2, batch_f32_two_sum),
+    ("aether_f64_two_sum", 2, batch_f64_two_sum),
+    ("aether_pairf_neumaier_add", 3, batch_pairf_neumaier_add),
+    ("aether_paird_neumaier_add", 3, batch_paird_neumaier_add),
+    ("aether_pairf_combine", 4, batch_pairf_combine),
+    ("aether_paird_combine", 4, batch_paird_combine),
+    ("aether_pairf_value", 2, batch_pairf_value),
+    ("aether_paird_value", 2, batch_paird_value),
+    ("aether_f32_sin_poly", 1, batch_f32_sin_poly),
+    ("aether_f64_sin_poly", 1, batch_f64_sin_poly),
+    ("aether_f32_cos_poly", 1, batch_f32_cos_poly),
+    ("aether_f64_cos_poly", 1, batch_f64_cos_poly),
+    ("aether_f32_tan_poly", 1, batch_f32_tan_poly),
+    ("aether_f64_tan_poly", 1, batch_f64_tan_poly),
+    ("aether_f32_atan_poly", 1, batch_f32_atan_poly),
+    ("aether_f64_atan_poly", 1, batch_f64_atan_poly),
+    ("aether_f32_asin_poly", 1, batch_f32_asin_poly),
+    ("aether_f64_asin_poly", 1, batch_f64_asin_poly),
+    ("aether_f32_exp_poly", 1, batch_f32_exp_poly),
+    ("aether_f64_exp_poly", 1, batch_f64_exp_poly),
+    ("aether_f32_exp2_poly", 1, batch_f32_exp2_poly),
+    ("aether_f64_exp2_poly", 1, batch_f64_exp2_poly),
+    ("aether_f32_log_poly", 1, batch_f32_log_poly),
+    ("aether_f64_log_poly", 1, batch_f64_log_poly),
+    ("aether_f32_pow_poly", 1, batch_f32_pow_poly),
+    ("aether_f64_pow_poly", 1, batch_f64_pow_poly),
+    ("aether_f32_sincos", 1, batch_f32_sincos),
+    ("aether_f64_sincos", 1, batch_f64_sincos),
+    ("aether_f32_sin", 1, batch_f32_sin),
+    ("aether_f64_sin", 1, batch_f64_sin),
+    ("aether_f32_cos", 1, batch_f32_cos),
+    ("aether_f64_cos", 1, batch_f64_cos),
+    ("aether_f32_atan", 1, batch_f32_atan),
+    ("aether_f64_atan", 1, batch_f64_atan),
+    ("aether_f32_atan2", 2, batch_f32_atan2),
+    ("aether_f64_atan2", 2, batch_f64_atan2),
+    ("aether_f32_exp", 1, batch_f32_exp),
+    ("aether_f64_exp", 1, batch_f64_exp),
+    ("aether_f32_log", 1, batch_f32_log),
+    ("aether_f64_log", 1, batch_f64_log),
+    ("aether_f32_exp2", 1, batch_f32_exp2),
+    ("aether_f64_exp2", 1, batch_f64_exp2),
+    ("aether_f32_log2", 1, batch_f32_log2),
+    ("aether_f64_log2", 1, batch_f64_log2),
+    ("aether_f32_pow", 2, batch_f32_pow),
+    ("aether_f64_pow", 2, batch_f64_pow),
+    ("aether_f32_tan", 1, batch_f32_tan),
+    ("aether_f64_tan", 1, batch_f64_tan),
+    ("aether_f32_asin", 1, batch_f32_asin),
+    ("aether_f64_asin", 1, batch_f64_asin),
+    ("aether_f32_acos", 1, batch_f32_acos),
+    ("aether_f64_acos", 1, batch_f64_acos),
+    ("aether_quatf_from_axis_angle", 4, batch_quatf_from_axis_angle),
+    ("aether_quatd_from_axis_angle", 4, batch_quatd_from_axis_angle),
+    ("aether_mat3f_from_euler_xyz", 3, batch_mat3f_from_euler_xyz),
+    ("aether_mat3d_from_euler_xyz", 3, batch_mat3d_from_euler_xyz),
+    ("aether_quatf_slerp", 9, batch_quatf_slerp),
+    ("aether_quatd_slerp", 9, batch_quatd_slerp),
+    ("aether_f32_jacobi_rotation", 3, batch_f32_jacobi_rotation),
+    ("aether_f64_jacobi_rotation", 3, batch_f64_jacobi_rotation),
+    ("aether_f32_jacobi_update", 6, batch_f32_jacobi_update),
+    ("aether_f64_jacobi_update", 6, batch_f64_jacobi_update),
+    ("aether_f32_jacobi_diag", 7, batch_f32_jacobi_diag),
+    ("aether_f64_jacobi_diag", 7, batch_f64_jacobi_diag),
+];
+
 fn pflat_angle_flag_golden(w: &[u64]) -> bool {
     aether_angle_flag_golden(w[0] as i64 as i64, w[1] as i64 as i64, w[2] as i64 as i64)
 }

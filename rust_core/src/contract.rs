@@ -1105,13 +1105,19 @@ pub fn aether_vec4f_add(a: Vec4f, b: Vec4f) -> Vec4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Vec4f = Vec4f::ZERO;
-        aether_out.x = (a.x + b.x);
-        aether_out.y = (a.y + b.y);
-        aether_out.z = (a.z + b.z);
-        aether_out.w = (a.w + b.w);
-        return aether_out;
+        portable_aether_vec4f_add(a, b)
     }
+}
+
+/// [`aether_vec4f_add`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_add(a: Vec4f, b: Vec4f) -> Vec4f {
+    let mut aether_out: Vec4f = Vec4f::ZERO;
+    aether_out.x = (a.x + b.x);
+    aether_out.y = (a.y + b.y);
+    aether_out.z = (a.z + b.z);
+    aether_out.w = (a.w + b.w);
+    return aether_out;
 }
 
 /// Componentwise a + b.
@@ -1211,13 +1217,19 @@ pub fn aether_vec4f_sub(a: Vec4f, b: Vec4f) -> Vec4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Vec4f = Vec4f::ZERO;
-        aether_out.x = (a.x - b.x);
-        aether_out.y = (a.y - b.y);
-        aether_out.z = (a.z - b.z);
-        aether_out.w = (a.w - b.w);
-        return aether_out;
+        portable_aether_vec4f_sub(a, b)
     }
+}
+
+/// [`aether_vec4f_sub`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_sub(a: Vec4f, b: Vec4f) -> Vec4f {
+    let mut aether_out: Vec4f = Vec4f::ZERO;
+    aether_out.x = (a.x - b.x);
+    aether_out.y = (a.y - b.y);
+    aether_out.z = (a.z - b.z);
+    aether_out.w = (a.w - b.w);
+    return aether_out;
 }
 
 /// Componentwise a - b.
@@ -1317,13 +1329,19 @@ pub fn aether_vec4f_mul(a: Vec4f, b: Vec4f) -> Vec4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Vec4f = Vec4f::ZERO;
-        aether_out.x = (a.x * b.x);
-        aether_out.y = (a.y * b.y);
-        aether_out.z = (a.z * b.z);
-        aether_out.w = (a.w * b.w);
-        return aether_out;
+        portable_aether_vec4f_mul(a, b)
     }
+}
+
+/// [`aether_vec4f_mul`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_mul(a: Vec4f, b: Vec4f) -> Vec4f {
+    let mut aether_out: Vec4f = Vec4f::ZERO;
+    aether_out.x = (a.x * b.x);
+    aether_out.y = (a.y * b.y);
+    aether_out.z = (a.z * b.z);
+    aether_out.w = (a.w * b.w);
+    return aether_out;
 }
 
 /// Componentwise a * b.
@@ -1422,13 +1440,19 @@ pub fn aether_vec4f_scale(a: Vec4f, s: f32) -> Vec4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Vec4f = Vec4f::ZERO;
-        aether_out.x = (s * a.x);
-        aether_out.y = (s * a.y);
-        aether_out.z = (s * a.z);
-        aether_out.w = (s * a.w);
-        return aether_out;
+        portable_aether_vec4f_scale(a, s)
     }
+}
+
+/// [`aether_vec4f_scale`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_scale(a: Vec4f, s: f32) -> Vec4f {
+    let mut aether_out: Vec4f = Vec4f::ZERO;
+    aether_out.x = (s * a.x);
+    aether_out.y = (s * a.y);
+    aether_out.z = (s * a.z);
+    aether_out.w = (s * a.w);
+    return aether_out;
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1651,13 +1675,19 @@ pub fn aether_vec4f_neg(a: Vec4f) -> Vec4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Vec4f = Vec4f::ZERO;
-        aether_out.x = (a.x * -1.0_f32);
-        aether_out.y = (a.y * -1.0_f32);
-        aether_out.z = (a.z * -1.0_f32);
-        aether_out.w = (a.w * -1.0_f32);
-        return aether_out;
+        portable_aether_vec4f_neg(a)
     }
+}
+
+/// [`aether_vec4f_neg`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_neg(a: Vec4f) -> Vec4f {
+    let mut aether_out: Vec4f = Vec4f::ZERO;
+    aether_out.x = (a.x * -1.0_f32);
+    aether_out.y = (a.y * -1.0_f32);
+    aether_out.z = (a.z * -1.0_f32);
+    aether_out.w = (a.w * -1.0_f32);
+    return aether_out;
 }
 
 /// Negation spelled a * -1.
@@ -2049,13 +2079,19 @@ pub fn aether_vec4f_lerp(a: Vec4f, b: Vec4f, t: f32) -> Vec4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Vec4f = Vec4f::ZERO;
-        aether_out.x = (a.x + (t * (b.x - a.x)));
-        aether_out.y = (a.y + (t * (b.y - a.y)));
-        aether_out.z = (a.z + (t * (b.z - a.z)));
-        aether_out.w = (a.w + (t * (b.w - a.w)));
-        return aether_out;
+        portable_aether_vec4f_lerp(a, b, t)
     }
+}
+
+/// [`aether_vec4f_lerp`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_lerp(a: Vec4f, b: Vec4f, t: f32) -> Vec4f {
+    let mut aether_out: Vec4f = Vec4f::ZERO;
+    aether_out.x = (a.x + (t * (b.x - a.x)));
+    aether_out.y = (a.y + (t * (b.y - a.y)));
+    aether_out.z = (a.z + (t * (b.z - a.z)));
+    aether_out.w = (a.w + (t * (b.w - a.w)));
+    return aether_out;
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2203,8 +2239,14 @@ pub fn aether_vec4f_dot(a: Vec4f, b: Vec4f) -> f32 {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))));
+        portable_aether_vec4f_dot(a, b)
     }
+}
+
+/// [`aether_vec4f_dot`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_dot(a: Vec4f, b: Vec4f) -> f32 {
+    return ((a.w * b.w) + ((a.z * b.z) + ((a.y * b.y) + (a.x * b.x))));
 }
 
 /// Dot product: the fold of a\[k\] * b\[k\].
@@ -2281,8 +2323,14 @@ pub fn aether_vec4f_squared_norm(a: Vec4f) -> f32 {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
+        portable_aether_vec4f_squared_norm(a)
     }
+}
+
+/// [`aether_vec4f_squared_norm`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_vec4f_squared_norm(a: Vec4f) -> f32 {
+    return ((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
 }
 
 /// Squared norm: dot(a, a).
@@ -2974,13 +3022,19 @@ pub fn aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Vec4f = Vec4f::ZERO;
-        aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-        aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-        aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-        aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-        return aether_out;
+        portable_aether_mat4f_mul_vec(m, v)
     }
+}
+
+/// [`aether_mat4f_mul_vec`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
+    let mut aether_out: Vec4f = Vec4f::ZERO;
+    aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
+    aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
+    aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
+    aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
+    return aether_out;
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -3020,13 +3074,19 @@ pub fn aether_mat2f_mul(a: Mat2f, b: Mat2f) -> Mat2f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Mat2f = Mat2f::ZERO;
-        aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-        aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-        aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-        aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-        return aether_out;
+        portable_aether_mat2f_mul(a, b)
     }
+}
+
+/// [`aether_mat2f_mul`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_mat2f_mul(a: Mat2f, b: Mat2f) -> Mat2f {
+    let mut aether_out: Mat2f = Mat2f::ZERO;
+    aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
+    aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
+    aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
+    aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
+    return aether_out;
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -3119,25 +3179,31 @@ pub fn aether_mat4f_mul(a: Mat4f, b: Mat4f) -> Mat4f {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let mut aether_out: Mat4f = Mat4f::ZERO;
-        aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-        aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-        aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-        aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-        aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-        aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-        aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-        aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-        aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-        aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-        aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-        aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-        aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-        aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-        aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-        aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-        return aether_out;
+        portable_aether_mat4f_mul(a, b)
     }
+}
+
+/// [`aether_mat4f_mul`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_mat4f_mul(a: Mat4f, b: Mat4f) -> Mat4f {
+    let mut aether_out: Mat4f = Mat4f::ZERO;
+    aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
+    aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
+    aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
+    aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
+    aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
+    aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
+    aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
+    aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
+    aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
+    aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
+    aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
+    aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
+    aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
+    aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
+    aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
+    aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
+    return aether_out;
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].

@@ -34,8 +34,16 @@
 //! (`a.dot(b)`) and the operators the contract defines (`a + b`, `m * v`,
 //! `v * s`; `v / s` is the contract's product by the reciprocal).
 //!
-//! Kernels over slices check their lengths and answer a [`LengthError`]
-//! (writing nothing) where they do not fit; no function panics.
+//! Every function also runs over slices of items, in the C core's two batch
+//! layouts: `aether_vec3f_dot_aos(&a, &b, &mut out)` over slices of the
+//! structs, and `aether_vec3f_dot_soa(&a, &b, &mut out, n)` over the items'
+//! components (component `c` of item `i` at `[c * n + i]`, the CUDA and
+//! OpenCL batches' layout, where the compiler vectorises the function across
+//! items). Each item gets the bits the function gives it alone.
+//!
+//! Kernels and batches over slices check their lengths and answer a
+//! [`LengthError`] (writing nothing) where they do not fit; no function
+//! panics.
 //!
 //! ```
 //! use aether_core::{aether_f32_dot_array, Quatf, Vec3f};
@@ -50,6 +58,12 @@
 //! assert_eq!(q.rotate(v), v);
 //! // A length mismatch is an error, not a panic.
 //! assert!(aether_f32_dot_array(&a, &b[..2]).is_err());
+//!
+//! // Two items at once, structure of arrays: x of both, then y, then z.
+//! let (p, q) = ([1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0_f32, 0.0, 0.0, 0.0, 0.0, 1.0]);
+//! let mut dots = [0.0_f32; 2];
+//! aether_core::aether_vec3f_dot_soa(&p, &q, &mut dots, 2).unwrap();
+//! assert_eq!(dots, [1.0, 6.0]);
 //! ```
 //!
 //! Contract 0.1.0, `aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4`.
@@ -81,6 +95,14 @@ pub use ulp::{aether_f32_ulp_distance, aether_f64_ulp_distance};
 )]
 mod contract;
 pub use contract::*;
+
+// Every function over slices of items: `_aos` (slices of the structs) and
+// `_soa` (component c of item i at [c * n + i], the C, CUDA and OpenCL cores'
+// batch layout), each item with the bits the function gives it alone.
+#[rustfmt::skip]
+#[allow(clippy::all, clippy::pedantic)]
+mod batch;
+pub use batch::*;
 
 // Conversions from and to glam's and mint's types (features `glam`, `mint`).
 #[rustfmt::skip]

@@ -45,6 +45,96 @@ fn the_rust_core_matches_the_reference() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The batched forms (`_aos`, `_soa`) of every function give each item the
+/// reference's bits: the corpus and 10^4 random items per function, passed
+/// in batches of 0, 1, 2, 7 and the rest (so `aether_n` takes small and odd
+/// values and every item sits at another offset in each layout).
+#[test]
+fn the_batched_forms_give_every_item_the_reference_bits() {
+    use aether_generator::model::Callable;
+    let model = model();
+    let corpus = corpus().unwrap_or_else(|e| panic!("{e}"));
+    let lowered = model.lowered();
+    assert_eq!(flat::BATCHES.len(), lowered.len(), "every function has batched forms");
+    let (mut total, mut failures) = (0usize, Vec::new());
+    for f in &lowered {
+        let c = Callable::Function(f);
+        let name = c.c_name(&model);
+        let batch = flat::BATCHES.iter().find(|e| e.0 == name).unwrap_or_else(|| panic!("{name}: no batched forms")).2;
+        let reference = aether_reference::flat::lookup(c.family(), c.shape(), c.elem()).unwrap();
+        let items = inputs(&model, &lowered, &corpus, c, random_count(c, 10_000));
+        let (mut aos, mut soa) = (Tally::default(), Tally::default());
+        let mut rest = &items[..];
+        for size in [0, 1, 2, 7, usize::MAX] {
+            let (now, later) = rest.split_at(size.min(rest.len()));
+            rest = later;
+            let got = batch(now);
+            for (k, i) in now.iter().enumerate() {
+                let want = reference(i);
+                aos.judge(&model, c, i, &want, got.as_ref().map(|g| &g.0[k][..]));
+                soa.judge(&model, c, i, &want, got.as_ref().map(|g| &g.1[k][..]));
+            }
+        }
+        total += aos.cases;
+        for (form, t) in [("_aos", aos), ("_soa", soa)] {
+            failures.extend(t.first.iter().map(|m| format!("{form}: {m}")));
+            if t.mismatches > 3 {
+                failures.push(format!("{name}{form}: {} mismatches in all", t.mismatches));
+            }
+        }
+    }
+    println!("rust core batches: {} functions, {total} items in each layout, {} mismatch reports", lowered.len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The batch layouts, written out by hand (the check above reads and writes
+/// them with the same generator's code, so it alone would not see both sides
+/// agree on a wrong layout): `_soa` holds component c of item i at
+/// [c * n + i], `_aos` the structs; lengths that do not fit are errors that
+/// write nothing, and a count whose slices would overflow is one too.
+#[test]
+fn the_batch_layouts_and_their_length_errors() {
+    use aether_core::*;
+    // Two items: a = (1, 3, 5) and (2, 4, 6), b = (1, 0, 0) and (0, 0, 1).
+    let (a, b) = ([1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0_f32, 0.0, 0.0, 0.0, 0.0, 1.0]);
+    let mut out = [0.0_f32; 2];
+    aether_vec3f_dot_soa(&a, &b, &mut out, 2).unwrap();
+    assert_eq!(out, [1.0, 6.0]);
+    let mut sum = [0.0_f32; 6];
+    aether_vec3f_add_soa(&a, &b, &mut sum, 2).unwrap();
+    assert_eq!(sum, [2.0, 2.0, 3.0, 4.0, 5.0, 7.0]);
+    let (va, vb) = ([Vec3f::new(1.0, 3.0, 5.0), Vec3f::new(2.0, 4.0, 6.0)], [Vec3f::new(1.0, 0.0, 0.0), Vec3f::new(0.0, 0.0, 1.0)]);
+    let mut out = [0.0_f32; 2];
+    aether_vec3f_dot_aos(&va, &vb, &mut out).unwrap();
+    assert_eq!(out, [1.0, 6.0]);
+    // A matrix's components in memory order (row-major): item 0 the identity, item 1 twice it.
+    let mut m = [0.0_f32; 32];
+    for d in [0, 5, 10, 15] {
+        m[2 * d] = 1.0;
+        m[2 * d + 1] = 2.0;
+    }
+    let v = [1.0_f32, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0];
+    let mut mv = [0.0_f32; 8];
+    aether_mat4f_mul_vec_soa(&m, &v, &mut mv, 2).unwrap();
+    assert_eq!(mv, [1.0, 2.0, 2.0, 4.0, 3.0, 6.0, 4.0, 8.0]);
+    // Truth values.
+    let mut fin = [false; 2];
+    aether_vec3f_is_finite_soa(&[1.0, f32::NAN, 1.0, 1.0, 1.0, 1.0], &mut fin, 2).unwrap();
+    assert_eq!(fin, [true, false]);
+    // Lengths that do not fit: an error naming the slice, nothing written.
+    let mut out = [9.0_f32; 2];
+    assert_eq!(aether_vec3f_dot_soa(&a[..5], &b, &mut out, 2), Err(LengthError { what: "a", len: 5, expected: 6 }));
+    assert_eq!(aether_vec3f_dot_soa(&a, &b, &mut out[..1], 2), Err(LengthError { what: "aether_out", len: 1, expected: 2 }));
+    assert_eq!(aether_vec3f_dot_aos(&va, &vb[..1], &mut out), Err(LengthError { what: "b", len: 1, expected: 2 }));
+    assert_eq!(out, [9.0; 2], "nothing written");
+    assert_eq!(
+        aether_vec3f_add_soa(&[], &[], &mut [], usize::MAX),
+        Err(LengthError { what: "a", len: 0, expected: usize::MAX }),
+        "3 * usize::MAX overflows"
+    );
+    aether_vec3f_add_soa(&[], &[], &mut [], 0).unwrap();
+}
+
 /// A kernel answers slices that do not fit with an error and writes nothing;
 /// a thunk refuses words that do not fit the convention.
 #[test]

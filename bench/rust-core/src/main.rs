@@ -151,6 +151,55 @@ map2!(bench_glam_mat4d_mul, glam::DMat4, glam::DMat4, glam::DMat4, |x, y| x * y)
 map2!(bench_aether_mat4d_mul_vec, Mat4d, Vec4d, Vec4d, |x, y| ae::aether_mat4d_mul_vec(x, y));
 map2!(bench_glam_mat4d_mul_vec, glam::DMat4, glam::DVec4, glam::DVec4, |x, y| x * y);
 
+// The batched forms: `_aos` over the same slices as the loops above, `_soa` over the items'
+// components (component c of item i at [c * n + i]; `b` is empty for one operand).
+macro_rules! aos {
+    ($name:ident, $ta:ty, $tb:ty, $tr:ty, $f:path, two) => {
+        #[no_mangle]
+        #[inline(never)]
+        fn $name(a: &[$ta], b: &[$tb], out: &mut [$tr]) {
+            $f(a, b, out).unwrap();
+        }
+    };
+    ($name:ident, $ta:ty, $tb:ty, $tr:ty, $f:path, one) => {
+        #[no_mangle]
+        #[inline(never)]
+        fn $name(a: &[$ta], _: &[$tb], out: &mut [$tr]) {
+            $f(a, out).unwrap();
+        }
+    };
+}
+macro_rules! soa {
+    ($name:ident, $f:path, two) => {
+        #[no_mangle]
+        #[inline(never)]
+        fn $name(a: &[f32], b: &[f32], out: &mut [f32], n: usize) {
+            $f(a, b, out, n).unwrap();
+        }
+    };
+    ($name:ident, $f:path, one) => {
+        #[no_mangle]
+        #[inline(never)]
+        fn $name(a: &[f32], _: &[f32], out: &mut [f32], n: usize) {
+            $f(a, out, n).unwrap();
+        }
+    };
+}
+aos!(bench_aetheraos_vec3f_dot, Vec3f, Vec3f, f32, ae::aether_vec3f_dot_aos, two);
+soa!(bench_aethersoa_vec3f_dot, ae::aether_vec3f_dot_soa, two);
+aos!(bench_aetheraos_vec3f_normalize, Vec3f, (), Vec3f, ae::aether_vec3f_normalize_aos, one);
+soa!(bench_aethersoa_vec3f_normalize, ae::aether_vec3f_normalize_soa, one);
+aos!(bench_aetheraos_vec4f_dot, Vec4f, Vec4f, f32, ae::aether_vec4f_dot_aos, two);
+soa!(bench_aethersoa_vec4f_dot, ae::aether_vec4f_dot_soa, two);
+aos!(bench_aetheraos_quatf_mul, Quatf, Quatf, Quatf, ae::aether_quatf_mul_aos, two);
+soa!(bench_aethersoa_quatf_mul, ae::aether_quatf_mul_soa, two);
+aos!(bench_aetheraos_mat4f_mul, Mat4f, Mat4f, Mat4f, ae::aether_mat4f_mul_aos, two);
+soa!(bench_aethersoa_mat4f_mul, ae::aether_mat4f_mul_soa, two);
+aos!(bench_aetheraos_mat4f_mul_vec, Mat4f, Vec4f, Vec4f, ae::aether_mat4f_mul_vec_aos, two);
+soa!(bench_aethersoa_mat4f_mul_vec, ae::aether_mat4f_mul_vec_soa, two);
+aos!(bench_aetheraos_mat4f_transpose, Mat4f, (), Mat4f, ae::aether_mat4f_transpose_aos, one);
+soa!(bench_aethersoa_mat4f_transpose, ae::aether_mat4f_transpose_soa, one);
+
 // The operators (`a + b`, `m * v`): timed and checked like the functions. `m * m` and `q * q` are
 // left out: a second caller of aether_mat4f_mul in the binary decides whether rustc inlines it into
 // the loop above, and so how the loop is vectorised (scripts/bench-rust.sh's report says how).
@@ -420,6 +469,39 @@ impl<A: Item, B: Item, R: Item> Run for Map<A, B, R> {
     }
 }
 
+/// A structure-of-arrays batched form: the items' f32 components at [c * n + i] (la, lb and lo
+/// words per item of a, b and the output); its output read back item by item in aether's words.
+struct Soa {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    out: Vec<f32>,
+    n: usize,
+    lo: usize,
+    f: fn(&[f32], &[f32], &mut [f32], usize),
+}
+
+fn soa(v: &Values, lens: [usize; 2], lo: usize, f: fn(&[f32], &[f32], &mut [f32], usize)) -> Box<dyn Run> {
+    let split = |x: &[f64], l: usize| {
+        let mut s = vec![0.0_f32; l * v.n];
+        for i in 0..v.n {
+            for c in 0..l {
+                s[c * v.n + i] = x[i * l + c] as f32;
+            }
+        }
+        s
+    };
+    Box::new(Soa { a: split(&v.a, lens[0]), b: split(&v.b, lens[1]), out: vec![0.0; lo * v.n], n: v.n, lo, f })
+}
+
+impl Run for Soa {
+    fn run(&mut self) {
+        (self.f)(&self.a, &self.b, &mut self.out, self.n);
+    }
+    fn words(&self) -> Vec<u64> {
+        (0..self.n).flat_map(|i| (0..self.lo).map(move |c| u64::from(self.out[c * self.n + i].to_bits()))).collect()
+    }
+}
+
 struct Reduce<T> {
     arrays: Arrays<T, T, ()>,
     /// Whether the kernel takes b (the dot products) or only a (the sums).
@@ -535,6 +617,8 @@ fn ops(n: usize) -> Vec<Op> {
     let one = [same as fn(f64) -> f64, same];
     op!("vec3f_dot", ("dot", "vec3", "f32"), [3, 3], one, false, |d| [
         ("aether", map(&d, bench_aether_vec3f_dot)),
+        ("aether _aos", map(&d, bench_aetheraos_vec3f_dot)),
+        ("aether _soa", soa(&d, [3, 3], 1, bench_aethersoa_vec3f_dot)),
         ("glam", map(&d, bench_glam_vec3f_dot)),
     ]);
     op!("vec3f_cross", ("cross", "vec3", "f32"), [3, 3], one, false, |d| [
@@ -543,6 +627,8 @@ fn ops(n: usize) -> Vec<Op> {
     ]);
     op!("vec3f_normalize", ("normalize", "vec3", "f32"), [3, 0], one, false, |d| [
         ("aether", map(&d, bench_aether_vec3f_normalize)),
+        ("aether _aos", map(&d, bench_aetheraos_vec3f_normalize)),
+        ("aether _soa", soa(&d, [3, 0], 3, bench_aethersoa_vec3f_normalize)),
         ("glam", map(&d, bench_glam_vec3f_normalize)),
     ]);
     op!("vec3f_add", ("add", "vec3", "f32"), [3, 3], one, false, |d| [
@@ -552,10 +638,14 @@ fn ops(n: usize) -> Vec<Op> {
     ]);
     op!("vec4f_dot", ("dot", "vec4", "f32"), [4, 4], one, false, |d| [
         ("aether", map(&d, bench_aether_vec4f_dot)),
+        ("aether _aos", map(&d, bench_aetheraos_vec4f_dot)),
+        ("aether _soa", soa(&d, [4, 4], 1, bench_aethersoa_vec4f_dot)),
         ("glam", map(&d, bench_glam_vec4f_dot)),
     ]);
     op!("quatf_mul", ("quat_mul", "quat", "f32"), [4, 4], one, false, |d| [
         ("aether", map(&d, bench_aether_quatf_mul)),
+        ("aether _aos", map(&d, bench_aetheraos_quatf_mul)),
+        ("aether _soa", soa(&d, [4, 4], 4, bench_aethersoa_quatf_mul)),
         ("glam", map(&d, bench_glam_quatf_mul)),
     ]);
     op!("quatf_rotate", ("rotate", "quat", "f32"), [4, 3], one, false, |d| [
@@ -564,10 +654,14 @@ fn ops(n: usize) -> Vec<Op> {
     ]);
     op!("mat4f_mul", ("mat_mul", "mat4", "f32"), [16, 16], one, false, |d| [
         ("aether", map(&d, bench_aether_mat4f_mul)),
+        ("aether _aos", map(&d, bench_aetheraos_mat4f_mul)),
+        ("aether _soa", soa(&d, [16, 16], 16, bench_aethersoa_mat4f_mul)),
         ("glam", map(&d, bench_glam_mat4f_mul)),
     ]);
     op!("mat4f_mul_vec", ("mul_vec", "mat4", "f32"), [16, 4], one, false, |d| [
         ("aether", map(&d, bench_aether_mat4f_mul_vec)),
+        ("aether _aos", map(&d, bench_aetheraos_mat4f_mul_vec)),
+        ("aether _soa", soa(&d, [16, 4], 4, bench_aethersoa_mat4f_mul_vec)),
         ("aether operator", map(&d, bench_aether_op_mat4f_mul_vec)),
         ("glam", map(&d, bench_glam_mat4f_mul_vec)),
     ]);
@@ -577,6 +671,8 @@ fn ops(n: usize) -> Vec<Op> {
     ]);
     op!("mat4f_transpose", ("transpose", "mat4", "f32"), [16, 0], one, false, |d| [
         ("aether", map(&d, bench_aether_mat4f_transpose)),
+        ("aether _aos", map(&d, bench_aetheraos_mat4f_transpose)),
+        ("aether _soa", soa(&d, [16, 0], 16, bench_aethersoa_mat4f_transpose)),
         ("glam", map(&d, bench_glam_mat4f_transpose)),
     ]);
     op!("mat4f_determinant", ("determinant", "mat4", "f32"), [16, 0], one, false, |d| [
@@ -824,6 +920,35 @@ fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
         );
     }
     println!();
+    println!("The batched forms, ns per item: `aether_*_aos` over the same slices of structs as the loops above, and");
+    println!("`aether_*_soa` over the items' components (component c of item i at [c * n + i]), against glam's loop.");
+    println!();
+    println!("| operation | aether per item | aether _aos | aether _soa | glam loop | _aos ÷ glam | _soa ÷ glam | a batched form no slower than glam's loop |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let (mut fpass, mut ffail) = (Vec::new(), Vec::new());
+    for (i, op) in ops.iter().enumerate().filter(|(i, _)| t(*i, "aether _aos").is_some()) {
+        let g = t(i, "glam");
+        let (qa, qs) = (ratio(t(i, "aether _aos"), g), ratio(t(i, "aether _soa"), g));
+        let best = qa.into_iter().chain(qs).fold(f64::INFINITY, f64::min);
+        let named = format!("{} ({best:.2}x)", op.name);
+        if best <= 1.0 {
+            fpass.push(named);
+        } else {
+            ffail.push(named);
+        }
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            op.name,
+            f(t(i, "aether")),
+            f(t(i, "aether _aos")),
+            f(t(i, "aether _soa")),
+            f(g),
+            r(qa),
+            r(qs),
+            if best <= 1.0 { "yes" } else { "**no**" }
+        );
+    }
+    println!();
     println!("The array kernels, ns per element (one array of n elements per pass): aether's compensated, reproducible");
     println!("kernels against a plain loop (one accumulator), glam's four lanes (`Vec4`/`DVec4` accumulator) and Kahan's loop.");
     println!();
@@ -866,6 +991,8 @@ fn markdown(ops: &[Op], best: &[Vec<f64>], differ: &[Vec<usize>], args: &Args) {
     println!();
     println!("- Per-item operations within {TARGET}x of glam: {}.", list(&pass));
     println!("- Per-item operations **not** within {TARGET}x of glam: {}.", list(&fail));
+    println!("- Batched forms (the faster of `_aos` and `_soa`) no slower than glam's loop: {}.", list(&fpass));
+    println!("- Batched forms **slower** than glam's loop: {}.", list(&ffail));
     println!("- Array kernels no slower than glam's Vec4 loop: {}.", list(&bpass));
     println!("- Array kernels **slower** than glam's Vec4 loop: {}.", list(&bfail));
 }

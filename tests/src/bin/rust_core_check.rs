@@ -19,6 +19,7 @@ use std::collections::BTreeSet;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::process::{Child, Command, Stdio};
 
+use aether_generator::model::Callable;
 use aether_generator::{corpus as gen_corpus, mutants, output, predicate_corpus, targets};
 use aether_tests::rust_core::{inputs, random_count, Tally};
 use aether_tests::{corpus, model};
@@ -166,6 +167,37 @@ fn main() {
                 r.first.extend(tally.first.into_iter().take(3usize.saturating_sub(r.first.len())));
             }
         });
+        // A function's batched forms, on the same inputs: one request of every item per form.
+        if let Callable::Function(f) = c {
+            let mut words = vec![ins.len() as u64];
+            ins.iter().for_each(|i| words.extend_from_slice(i));
+            let per = f.output_words();
+            for form in ["aos", "soa"] {
+                let request_name = format!("batch:{form}:{name}");
+                for r in runners.iter_mut() {
+                    let mut w = BufWriter::new(r.child.stdin.as_mut().unwrap());
+                    request(&request_name, &words, &mut w).expect("the runner reads its requests");
+                    w.flush().expect("the runner reads its requests");
+                    drop(w);
+                    // Nothing follows the answer on the pipe (the runner waits for the next request).
+                    let got = answer(&mut BufReader::new(r.child.stdout.as_mut().unwrap()))
+                        .unwrap_or_else(|e| panic!("{}: {request_name}: {e}", r.label));
+                    let mut tally = Tally::default();
+                    for (k, (i, want)) in ins.iter().zip(&want).enumerate() {
+                        let item = got.as_ref().and_then(|g| g.get(k * per..(k + 1) * per));
+                        tally.judge(&model, c, i, want, item);
+                    }
+                    r.cases += tally.cases;
+                    r.mismatches += tally.mismatches;
+                    if tally.mismatches > 0 {
+                        r.failed.insert(name.clone());
+                    }
+                    let first = tally.first.into_iter().map(|m| format!("{request_name}: {m}"));
+                    r.first.extend(first.take(3usize.saturating_sub(r.first.len())));
+                }
+            }
+            total += 2 * ins.len();
+        }
     }
     // Both forms of every predicate: the corpus and the first 5N inputs of each sweep class.
     for p in &model.spec.predicates.predicates {

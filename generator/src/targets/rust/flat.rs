@@ -290,7 +290,7 @@ fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool) -> 
 }
 
 /// The source of `rust_core/check/flat.rs`.
-pub fn source(model: &Model, banner: &str) -> String {
+pub fn source(model: &Model, lowered: &[Function], banner: &str) -> String {
     let mut out: Vec<String> = crate::targets::rust::rust_banner(banner).lines().map(String::from).collect();
     out.extend([
         String::new(),
@@ -325,6 +325,27 @@ pub fn source(model: &Model, banner: &str) -> String {
             c.elem(),
             thunk_name(model, *c)
         ));
+    }
+    out.push("];".into());
+    out.push(String::new());
+    out.push("/// A batch thunk: each item's result words from the `_aos` form and from the `_soa` form.".into());
+    out.push("pub type BatchThunk = fn(&[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>;".into());
+    out.push(String::new());
+    for f in lowered {
+        let name = model.c_name(f);
+        out.push(format!(
+            "fn batch_{}(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {{",
+            name.trim_start_matches("aether_")
+        ));
+        out.extend(crate::targets::rust::batch::flat(model, f).into_iter().map(|l| format!("    {l}")));
+        out.push("}".into());
+        out.push(String::new());
+    }
+    out.push("/// Every function's batched forms: (name, input words per item, batch thunk).".into());
+    out.push("pub const BATCHES: &[(&str, usize, BatchThunk)] = &[".into());
+    for f in lowered {
+        let name = model.c_name(f);
+        out.push(format!("    (\"{name}\", {}, batch_{}),", f.input_words(), name.trim_start_matches("aether_")));
     }
     out.push("];".into());
     out.push(String::new());

@@ -23,6 +23,7 @@ use crate::targets::shared::print::{self, Spelling, OUT};
 use crate::targets::shared::stmt::{self, Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
 use crate::targets::{Capabilities, Exactness, Output, Target};
 
+pub mod batch;
 pub mod flat;
 pub mod interop;
 pub mod predicates;
@@ -455,19 +456,39 @@ fn function(model: &Model, f: &Function) -> Vec<String> {
     let mut out = function_doc(model, f);
     out.push("#[inline]".into());
     out.push(format!("pub fn {name}({}) -> {ret} {{", params.join(", ")));
-    match lanewise(model, f, t).or_else(|| lanes_fold(model, f, t)) {
-        Some(simd) => {
-            out.extend(indent(simd));
-            out.push("    #[cfg(not(target_arch = \"x86_64\"))]".into());
-            out.push("    {".into());
-            out.extend(indent(indent(print::body(&sp, model, f, t))));
-            out.push("    }".into());
-        }
-        None => out.extend(indent(print::body(&sp, model, f, t))),
+    if let Some(simd) = lanewise(model, f, t).or_else(|| lanes_fold(model, f, t)) {
+        let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+        out.extend(indent(simd));
+        out.push("    #[cfg(not(target_arch = \"x86_64\"))]".into());
+        out.push("    {".into());
+        out.push(format!("        {}({})", portable_name(&name), args.join(", ")));
+        out.push("    }".into());
+        out.push("}".into());
+        out.push(String::new());
+        // The scalar body on its own: every target but x86_64 runs it, and the
+        // structure-of-arrays batches call it on every target (their loop over the
+        // items vectorises it across items, which the lane-wise form would prevent).
+        out.push(format!("/// [`{name}`] as its scalar body: the same operations in the same order, with the same bits."));
+        out.push("#[inline(always)]".into());
+        out.push(format!("pub(crate) fn {}({}) -> {ret} {{", portable_name(&name), params.join(", ")));
     }
+    out.extend(indent(print::body(&sp, model, f, t)));
     out.push("}".into());
     out.push(String::new());
     out
+}
+
+/// The scalar twin of a function that has a lane-wise x86_64 form (see
+/// [`function`]); a name no spec function can take (every one starts with
+/// `aether_`).
+pub fn portable_name(name: &str) -> String {
+    format!("portable_{name}")
+}
+
+/// Whether [`function`] gives `f` a lane-wise form (and so a scalar twin).
+pub fn has_lanes(model: &Model, f: &Function) -> bool {
+    let t = model.spec.types.iter().find(|t| t.name == f.elem).unwrap();
+    lanewise(model, f, t).or_else(|| lanes_fold(model, f, t)).is_some()
 }
 
 /// The four-f32 rows a parameter's memory is, where it is whole rows: a
@@ -606,7 +627,11 @@ struct Product {
 impl Product {
     fn name(&self, f: &Function) -> String {
         let (m, v) = (&f.params[self.matrix].name, &f.params[self.vector].name);
-        if self.matrix_first { format!("{m}_by_{v}") } else { format!("{v}_by_{m}") }
+        if self.matrix_first {
+            format!("{m}_by_{v}")
+        } else {
+            format!("{v}_by_{m}")
+        }
     }
 }
 
@@ -1203,12 +1228,13 @@ pub fn crate_files(
         Output::new("rust_core/README.md", crate::targets::render("rust/README.md.j2", README, &ctx)?),
         Output::new("rust_core/src/lib.rs", crate::targets::render("rust/lib.rs.j2", LIB_RS, &ctx)?),
         Output::new("rust_core/src/contract.rs", contract_source(model, lowered, banner)),
+        Output::new("rust_core/src/batch.rs", batch::source(model, lowered, &rust_banner(banner))),
         Output::new("rust_core/src/sqrt.rs", sqrt),
         Output::new("rust_core/src/ulp.rs", ulp),
         Output::new("rust_core/src/interop.rs", interop::source(model, &rust_banner(banner))),
         Output::new("rust_core/src/selftest.rs", selftest::source(model, &rust_banner(banner), witnesses)),
         Output::new("rust_core/src/predicate.rs", predicates::source(model, &rust_banner(banner))),
-        Output::new("rust_core/check/flat.rs", flat::source(model, banner)),
+        Output::new("rust_core/check/flat.rs", flat::source(model, lowered, banner)),
         // The project's license texts, as they are (a license file carries no banner).
         Output::new("rust_core/LICENSE-MIT", LICENSE_MIT),
         Output::new("rust_core/LICENSE-APACHE", LICENSE_APACHE),
