@@ -5145,7 +5145,7 @@ pub fn aether_mat4f_transpose_soa(m: &[f32], aether_out: &mut [f32], aether_n: u
     let aether_o15 = &mut aether_rest[..aether_n];
     let aether_out: [&mut [f32]; 16] = [aether_o0, aether_o1, aether_o2, aether_o3, aether_o4, aether_o5, aether_o6, aether_o7, aether_o8, aether_o9, aether_o10, aether_o11, aether_o12, aether_o13, aether_o14, aether_o15];
     for aether_i in 0..aether_n {
-        let aether_r = aether_mat4f_transpose(Mat4f { m: [m[0][aether_i], m[1][aether_i], m[2][aether_i], m[3][aether_i], m[4][aether_i], m[5][aether_i], m[6][aether_i], m[7][aether_i], m[8][aether_i], m[9][aether_i], m[10][aether_i], m[11][aether_i], m[12][aether_i], m[13][aether_i], m[14][aether_i], m[15][aether_i]] });
+        let aether_r = portable_aether_mat4f_transpose(Mat4f { m: [m[0][aether_i], m[1][aether_i], m[2][aether_i], m[3][aether_i], m[4][aether_i], m[5][aether_i], m[6][aether_i], m[7][aether_i], m[8][aether_i], m[9][aether_i], m[10][aether_i], m[11][aether_i], m[12][aether_i], m[13][aether_i], m[14][aether_i], m[15][aether_i]] });
         aether_out[0][aether_i] = aether_r.m[0];
         aether_out[1][aether_i] = aether_r.m[1];
         aether_out[2][aether_i] = aether_r.m[2];

@@ -3012,10 +3012,10 @@ pub fn aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
             let m_by_v_p1 = _mm_mul_ps(m_r1, v_r0);
             let m_by_v_p2 = _mm_mul_ps(m_r2, v_r0);
             let m_by_v_p3 = _mm_mul_ps(m_r3, v_r0);
-            let (m_by_v_t0, m_by_v_t1) = (_mm_unpacklo_ps(m_by_v_p0, m_by_v_p1), _mm_unpacklo_ps(m_by_v_p2, m_by_v_p3));
-            let (m_by_v_t2, m_by_v_t3) = (_mm_unpackhi_ps(m_by_v_p0, m_by_v_p1), _mm_unpackhi_ps(m_by_v_p2, m_by_v_p3));
-            let (m_by_v_c0, m_by_v_c1) = (_mm_movelh_ps(m_by_v_t0, m_by_v_t1), _mm_movehl_ps(m_by_v_t1, m_by_v_t0));
-            let (m_by_v_c2, m_by_v_c3) = (_mm_movelh_ps(m_by_v_t2, m_by_v_t3), _mm_movehl_ps(m_by_v_t3, m_by_v_t2));
+            let (m_by_v_t0, m_by_v_t1) = (_mm_movelh_ps(m_by_v_p0, m_by_v_p1), _mm_movehl_ps(m_by_v_p1, m_by_v_p0));
+            let (m_by_v_t2, m_by_v_t3) = (_mm_movelh_ps(m_by_v_p2, m_by_v_p3), _mm_movehl_ps(m_by_v_p3, m_by_v_p2));
+            let (m_by_v_c0, m_by_v_c1) = (_mm_shuffle_ps::<0x88>(m_by_v_t0, m_by_v_t2), _mm_shuffle_ps::<0xdd>(m_by_v_t0, m_by_v_t2));
+            let (m_by_v_c2, m_by_v_c3) = (_mm_shuffle_ps::<0x88>(m_by_v_t1, m_by_v_t3), _mm_shuffle_ps::<0xdd>(m_by_v_t1, m_by_v_t3));
             _mm_storeu_ps(dst.add(0), _mm_add_ps(m_by_v_c3, _mm_add_ps(m_by_v_c2, _mm_add_ps(m_by_v_c1, m_by_v_c0))));
         }
         aether_out
@@ -3316,6 +3316,37 @@ pub fn aether_mat3d_transpose(m: Mat3d) -> Mat3d {
 /// ```
 #[inline]
 pub fn aether_mat4f_transpose(m: Mat4f) -> Mat4f {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Mat4f = Mat4f::ZERO;
+        let dst = (&mut aether_out as *mut Mat4f).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Mat4f is #[repr(C)], 16 f32 in memory order, and each store writes four of them.
+        unsafe {
+            let m_r0 = _mm_loadu_ps(m.m[0..4].as_ptr());
+            let m_r1 = _mm_loadu_ps(m.m[4..8].as_ptr());
+            let m_r2 = _mm_loadu_ps(m.m[8..12].as_ptr());
+            let m_r3 = _mm_loadu_ps(m.m[12..16].as_ptr());
+            let (m_t0, m_t1) = (_mm_movelh_ps(m_r0, m_r1), _mm_movehl_ps(m_r1, m_r0));
+            let (m_t2, m_t3) = (_mm_movelh_ps(m_r2, m_r3), _mm_movehl_ps(m_r3, m_r2));
+            let (m_col0, m_col1) = (_mm_shuffle_ps::<0x88>(m_t0, m_t2), _mm_shuffle_ps::<0xdd>(m_t0, m_t2));
+            let (m_col2, m_col3) = (_mm_shuffle_ps::<0x88>(m_t1, m_t3), _mm_shuffle_ps::<0xdd>(m_t1, m_t3));
+            _mm_storeu_ps(dst.add(0), m_col0);
+            _mm_storeu_ps(dst.add(4), m_col1);
+            _mm_storeu_ps(dst.add(8), m_col2);
+            _mm_storeu_ps(dst.add(12), m_col3);
+        }
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        portable_aether_mat4f_transpose(m)
+    }
+}
+
+/// [`aether_mat4f_transpose`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_mat4f_transpose(m: Mat4f) -> Mat4f {
     let mut aether_out: Mat4f = Mat4f::ZERO;
     aether_out.m[0] = m.m[0];
     aether_out.m[1] = m.m[4];

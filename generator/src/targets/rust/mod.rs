@@ -714,8 +714,8 @@ fn lanes_fold(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> 
 /// The lane-wise form of a binary32 function whose result is groups of four
 /// consecutive components (a vec4, each row of a row-major mat4) computed by
 /// isomorphic trees without temporaries: mat4 products, mat4 by vec4, the
-/// mat2 product and the component-wise vec4 functions. None for any other
-/// (a copy, such as a transpose, gains nothing in lanes).
+/// mat2 product, the component-wise vec4 functions and the mat4 transpose.
+/// None for any other (a copy other than a transpose gains nothing in lanes).
 fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
     let sp = RustSp;
     if t.bits != 32 || !f.temps.is_empty() || !f.outputs.len().is_multiple_of(4) || f.outputs.is_empty() {
@@ -731,7 +731,11 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
     let mut products = Vec::new();
     for g in f.outputs.chunks(4) {
         let e = lanes_expr(&sp, f, t, [&g[0], &g[1], &g[2], &g[3]], &mut rows, &mut columns, &mut products)?;
-        if !["_mm_add", "_mm_sub", "_mm_mul", "_mm_div"].iter().any(|op| e.contains(op)) {
+        // A group that only moves values gains nothing in lanes, except a 4x4 matrix's column
+        // (a transpose: four loads and eight shuffles instead of sixteen scalar moves).
+        let arithmetic = ["_mm_add", "_mm_sub", "_mm_mul", "_mm_div"].iter().any(|op| e.contains(op));
+        let column = columns.iter().any(|&p| (0..4).any(|c| e == format!("{}_col{c}", f.params[p].name)));
+        if !arithmetic && !column {
             return None;
         }
         groups.push(e);
@@ -762,10 +766,7 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
     for &param in &columns {
         // The columns of a row-major 4x4 matrix: its rows, transposed by shuffles (moves only).
         let p = &f.params[param].name;
-        out.push(format!("        let ({p}_t0, {p}_t1) = (_mm_unpacklo_ps({p}_r0, {p}_r1), _mm_unpacklo_ps({p}_r2, {p}_r3));"));
-        out.push(format!("        let ({p}_t2, {p}_t3) = (_mm_unpackhi_ps({p}_r0, {p}_r1), _mm_unpackhi_ps({p}_r2, {p}_r3));"));
-        out.push(format!("        let ({p}_col0, {p}_col1) = (_mm_movelh_ps({p}_t0, {p}_t1), _mm_movehl_ps({p}_t1, {p}_t0));"));
-        out.push(format!("        let ({p}_col2, {p}_col3) = (_mm_movelh_ps({p}_t2, {p}_t3), _mm_movehl_ps({p}_t3, {p}_t2));"));
+        out.extend(transpose4(&format!("{p}_r"), &format!("{p}_t"), &format!("{p}_col")));
     }
     for pr in &products {
         // Row r of the products in lane k: m[r][k] * v[k], the operands in the scalar body's order;
@@ -776,10 +777,7 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
             let (x, y) = if pr.matrix_first { (format!("{m}_r{r}"), format!("{v}_r0")) } else { (format!("{v}_r0"), format!("{m}_r{r}")) };
             out.push(format!("        let {n}_p{r} = _mm_mul_ps({x}, {y});"));
         }
-        out.push(format!("        let ({n}_t0, {n}_t1) = (_mm_unpacklo_ps({n}_p0, {n}_p1), _mm_unpacklo_ps({n}_p2, {n}_p3));"));
-        out.push(format!("        let ({n}_t2, {n}_t3) = (_mm_unpackhi_ps({n}_p0, {n}_p1), _mm_unpackhi_ps({n}_p2, {n}_p3));"));
-        out.push(format!("        let ({n}_c0, {n}_c1) = (_mm_movelh_ps({n}_t0, {n}_t1), _mm_movehl_ps({n}_t1, {n}_t0));"));
-        out.push(format!("        let ({n}_c2, {n}_c3) = (_mm_movelh_ps({n}_t2, {n}_t3), _mm_movehl_ps({n}_t3, {n}_t2));"));
+        out.extend(transpose4(&format!("{n}_p"), &format!("{n}_t"), &format!("{n}_c")));
     }
     for (g, e) in groups.iter().enumerate() {
         out.push(format!("        _mm_storeu_ps(dst.add({}), {e});", 4 * g));
@@ -788,6 +786,19 @@ fn lanewise(model: &Model, f: &Function, t: &ElemType) -> Option<Vec<String>> {
     out.push(format!("    {OUT}"));
     out.push("}".into());
     Some(out)
+}
+
+/// The statements that transpose four registers `{src}0..3` (rows) into
+/// `{dst}0..3` (columns) through `{tmp}0..3`: pairs of rows' halves side by
+/// side (`movlhps`, `movhlps`), then every other lane of two of those
+/// (`shufps`). Moves only, eight shuffles.
+fn transpose4(src: &str, tmp: &str, dst: &str) -> Vec<String> {
+    vec![
+        format!("        let ({tmp}0, {tmp}1) = (_mm_movelh_ps({src}0, {src}1), _mm_movehl_ps({src}1, {src}0));"),
+        format!("        let ({tmp}2, {tmp}3) = (_mm_movelh_ps({src}2, {src}3), _mm_movehl_ps({src}3, {src}2));"),
+        format!("        let ({dst}0, {dst}1) = (_mm_shuffle_ps::<0x88>({tmp}0, {tmp}2), _mm_shuffle_ps::<0xdd>({tmp}0, {tmp}2));"),
+        format!("        let ({dst}2, {dst}3) = (_mm_shuffle_ps::<0x88>({tmp}1, {tmp}3), _mm_shuffle_ps::<0xdd>({tmp}1, {tmp}3));"),
+    ]
 }
 
 /// The operator trait a function gives (by its name without the type, and
