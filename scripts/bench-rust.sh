@@ -185,7 +185,7 @@ awk -F'|' '
     echo "the contract folds row r as m[r][0] v[0] + m[r][1] v[1] + ..., so with the C core's row-major"
     echo "matrices four lanes need the matrix's columns: the core multiplies the rows by v and transposes the"
     echo "products (eight shuffles), where glam's column-major matrix needs four broadcasts; the loop is bound"
-    echo "by the shuffle units (about 2x glam at SSE2). Its structure-of-arrays batch has no shuffle at all."
+    echo "by the shuffle units (about 1.4x glam at SSE2). Its structure-of-arrays batch has no shuffle at all."
     echo "vec4f_dot: one multiply, then the chain fold in lane 0 (three shuffles, three adds); glam adds pairwise"
     echo "(two of each), which is why 396 of its 1024 results are not the contract's. Two loops of the same"
     echo "machine code also took different times when their arrays lay differently (4 KiB aliasing): every"
