@@ -167,25 +167,30 @@ fn main() {
                 r.first.extend(tally.first.into_iter().take(3usize.saturating_sub(r.first.len())));
             }
         });
-        // A function's batched forms, on the same inputs: one request of every item per form.
+        // A function's batched forms, on the same inputs: requests of up to BATCH items per form
+        // (a request of 10^5 items grew a wasm32 runner's memory until Node's V8 aborted in its
+        // garbage collector).
         if let Callable::Function(f) = c {
-            let mut words = vec![ins.len() as u64];
-            ins.iter().for_each(|i| words.extend_from_slice(i));
+            const BATCH: usize = 4096;
             let per = f.output_words();
             for form in ["aos", "soa"] {
                 let request_name = format!("batch:{form}:{name}");
                 for r in runners.iter_mut() {
-                    let mut w = BufWriter::new(r.child.stdin.as_mut().unwrap());
-                    request(&request_name, &words, &mut w).expect("the runner reads its requests");
-                    w.flush().expect("the runner reads its requests");
-                    drop(w);
-                    // Nothing follows the answer on the pipe (the runner waits for the next request).
-                    let got = answer(&mut BufReader::new(r.child.stdout.as_mut().unwrap()))
-                        .unwrap_or_else(|e| panic!("{}: {request_name}: {e}", r.label));
                     let mut tally = Tally::default();
-                    for (k, (i, want)) in ins.iter().zip(&want).enumerate() {
-                        let item = got.as_ref().and_then(|g| g.get(k * per..(k + 1) * per));
-                        tally.judge(&model, c, i, want, item);
+                    for (chunk, wants) in ins.chunks(BATCH).zip(want.chunks(BATCH)) {
+                        let mut words = vec![chunk.len() as u64];
+                        chunk.iter().for_each(|i| words.extend_from_slice(i));
+                        let mut w = BufWriter::new(r.child.stdin.as_mut().unwrap());
+                        request(&request_name, &words, &mut w).expect("the runner reads its requests");
+                        w.flush().expect("the runner reads its requests");
+                        drop(w);
+                        // Nothing follows the answer on the pipe (the runner waits for the next request).
+                        let got = answer(&mut BufReader::new(r.child.stdout.as_mut().unwrap()))
+                            .unwrap_or_else(|e| panic!("{}: {request_name}: {e}", r.label));
+                        for (k, (i, want)) in chunk.iter().zip(wants).enumerate() {
+                            let item = got.as_ref().and_then(|g| g.get(k * per..(k + 1) * per));
+                            tally.judge(&model, c, i, want, item);
+                        }
                     }
                     r.cases += tally.cases;
                     r.mismatches += tally.mismatches;
