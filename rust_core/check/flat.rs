@@ -6506,7 +6506,7 @@ fn batch_vec2f_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -6534,7 +6534,7 @@ fn batch_vec2d_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -6562,7 +6562,7 @@ fn batch_vec3f_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -6590,7 +6590,7 @@ fn batch_vec3d_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -6618,7 +6618,7 @@ fn batch_vec4f_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -6646,7 +6646,7 @@ fn batch_vec4d_add(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -6674,7 +6674,7 @@ fn batch_vec2f_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -6702,7 +6702,7 @@ fn batch_vec2d_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -6730,7 +6730,7 @@ fn batch_vec3f_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -6758,7 +6758,7 @@ fn batch_vec3d_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -6786,7 +6786,7 @@ fn batch_vec4f_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -6814,7 +6814,7 @@ fn batch_vec4d_sub(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -6842,7 +6842,7 @@ fn batch_vec2f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -6870,7 +6870,7 @@ fn batch_vec2d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -6898,7 +6898,7 @@ fn batch_vec3f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -6926,7 +6926,7 @@ fn batch_vec3d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -6954,7 +6954,7 @@ fn batch_vec4f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -6982,7 +6982,7 @@ fn batch_vec4d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -7698,7 +7698,7 @@ fn batch_vec2f_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -7726,7 +7726,7 @@ fn batch_vec2d_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -7754,7 +7754,7 @@ fn batch_vec3f_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -7782,7 +7782,7 @@ fn batch_vec3d_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -7810,7 +7810,7 @@ fn batch_vec4f_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -7838,7 +7838,7 @@ fn batch_vec4d_min(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -7866,7 +7866,7 @@ fn batch_vec2f_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -7894,7 +7894,7 @@ fn batch_vec2d_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -7922,7 +7922,7 @@ fn batch_vec3f_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -7950,7 +7950,7 @@ fn batch_vec3d_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -7978,7 +7978,7 @@ fn batch_vec4f_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -8006,7 +8006,7 @@ fn batch_vec4d_max(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -8036,7 +8036,7 @@ fn batch_vec2f_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -8070,7 +8070,7 @@ fn batch_vec2d_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -8104,7 +8104,7 @@ fn batch_vec3f_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -8138,7 +8138,7 @@ fn batch_vec3d_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -8172,7 +8172,7 @@ fn batch_vec4f_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -8206,7 +8206,7 @@ fn batch_vec4d_lerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -8370,7 +8370,7 @@ fn batch_vec2f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[3] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[2] as u32), y: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -8398,7 +8398,7 @@ fn batch_vec2d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[3]) });
+        p1.push(Vec2d { x: f64::from_bits(w[2]), y: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -8426,7 +8426,7 @@ fn batch_vec3f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -8454,7 +8454,7 @@ fn batch_vec3d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -8482,7 +8482,7 @@ fn batch_vec4f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32), w: f32::from_bits(w[7] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32), w: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -8510,7 +8510,7 @@ fn batch_vec4d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]), w: f64::from_bits(w[7]) });
+        p1.push(Vec4d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]), w: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -9242,7 +9242,7 @@ fn batch_vec3f_cross(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -9270,7 +9270,7 @@ fn batch_vec3d_cross(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -9298,7 +9298,7 @@ fn batch_vec3f_reflect(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..3 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[4] as u32), z: f32::from_bits(w[5] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[3] as u32), y: f32::from_bits(w[3 + 1] as u32), z: f32::from_bits(w[3 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -9326,7 +9326,7 @@ fn batch_vec3d_reflect(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..3 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[4]), z: f64::from_bits(w[5]) });
+        p1.push(Vec3d { x: f64::from_bits(w[3]), y: f64::from_bits(w[3 + 1]), z: f64::from_bits(w[3 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }
@@ -9354,7 +9354,7 @@ fn batch_quatf_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[5] as u32), y: f32::from_bits(w[6] as u32), z: f32::from_bits(w[7] as u32) });
+        p1.push(Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[4 + 1] as u32), y: f32::from_bits(w[4 + 2] as u32), z: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -9382,7 +9382,7 @@ fn batch_quatd_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[5]), y: f64::from_bits(w[6]), z: f64::from_bits(w[7]) });
+        p1.push(Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[4 + 1]), y: f64::from_bits(w[4 + 2]), z: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -9454,7 +9454,7 @@ fn batch_quatf_rotate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32), z: f32::from_bits(w[6] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32), z: f32::from_bits(w[4 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -9482,7 +9482,7 @@ fn batch_quatd_rotate(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]), z: f64::from_bits(w[6]) });
+        p1.push(Vec3d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]), z: f64::from_bits(w[4 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -9510,7 +9510,7 @@ fn batch_mat2f_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec2f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[5] as u32) });
+        p1.push(Vec2f { x: f32::from_bits(w[4] as u32), y: f32::from_bits(w[4 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -9538,7 +9538,7 @@ fn batch_mat2d_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec2d { x: f64::from_bits(w[4]), y: f64::from_bits(w[5]) });
+        p1.push(Vec2d { x: f64::from_bits(w[4]), y: f64::from_bits(w[4 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -9566,7 +9566,7 @@ fn batch_mat3f_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..9 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec3f { x: f32::from_bits(w[9] as u32), y: f32::from_bits(w[10] as u32), z: f32::from_bits(w[11] as u32) });
+        p1.push(Vec3f { x: f32::from_bits(w[9] as u32), y: f32::from_bits(w[9 + 1] as u32), z: f32::from_bits(w[9 + 2] as u32) });
         for c in 0..3 {
             s1[c * aether_n + i] = f32::from_bits(w[9 + c] as u32);
         }
@@ -9594,7 +9594,7 @@ fn batch_mat3d_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..9 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec3d { x: f64::from_bits(w[9]), y: f64::from_bits(w[10]), z: f64::from_bits(w[11]) });
+        p1.push(Vec3d { x: f64::from_bits(w[9]), y: f64::from_bits(w[9 + 1]), z: f64::from_bits(w[9 + 2]) });
         for c in 0..3 {
             s1[c * aether_n + i] = f64::from_bits(w[9 + c]);
         }
@@ -9622,7 +9622,7 @@ fn batch_mat4f_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..16 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Vec4f { x: f32::from_bits(w[16] as u32), y: f32::from_bits(w[17] as u32), z: f32::from_bits(w[18] as u32), w: f32::from_bits(w[19] as u32) });
+        p1.push(Vec4f { x: f32::from_bits(w[16] as u32), y: f32::from_bits(w[16 + 1] as u32), z: f32::from_bits(w[16 + 2] as u32), w: f32::from_bits(w[16 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[16 + c] as u32);
         }
@@ -9650,7 +9650,7 @@ fn batch_mat4d_mul_vec(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..16 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Vec4d { x: f64::from_bits(w[16]), y: f64::from_bits(w[17]), z: f64::from_bits(w[18]), w: f64::from_bits(w[19]) });
+        p1.push(Vec4d { x: f64::from_bits(w[16]), y: f64::from_bits(w[16 + 1]), z: f64::from_bits(w[16 + 2]), w: f64::from_bits(w[16 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[16 + c]);
         }
@@ -9678,7 +9678,7 @@ fn batch_mat2f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32)] });
+        p1.push(Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[4 + 1] as u32), f32::from_bits(w[4 + 2] as u32), f32::from_bits(w[4 + 3] as u32)] });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -9706,7 +9706,7 @@ fn batch_mat2d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7])] });
+        p1.push(Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[4 + 1]), f64::from_bits(w[4 + 2]), f64::from_bits(w[4 + 3])] });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -9734,7 +9734,7 @@ fn batch_mat3f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..9 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32), f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32)] });
+        p1.push(Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[9 + 1] as u32), f32::from_bits(w[9 + 2] as u32), f32::from_bits(w[9 + 3] as u32), f32::from_bits(w[9 + 4] as u32), f32::from_bits(w[9 + 5] as u32), f32::from_bits(w[9 + 6] as u32), f32::from_bits(w[9 + 7] as u32), f32::from_bits(w[9 + 8] as u32)] });
         for c in 0..9 {
             s1[c * aether_n + i] = f32::from_bits(w[9 + c] as u32);
         }
@@ -9762,7 +9762,7 @@ fn batch_mat3d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..9 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15]), f64::from_bits(w[16]), f64::from_bits(w[17])] });
+        p1.push(Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[9 + 1]), f64::from_bits(w[9 + 2]), f64::from_bits(w[9 + 3]), f64::from_bits(w[9 + 4]), f64::from_bits(w[9 + 5]), f64::from_bits(w[9 + 6]), f64::from_bits(w[9 + 7]), f64::from_bits(w[9 + 8])] });
         for c in 0..9 {
             s1[c * aether_n + i] = f64::from_bits(w[9 + c]);
         }
@@ -9790,7 +9790,7 @@ fn batch_mat4f_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..16 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32), f32::from_bits(w[18] as u32), f32::from_bits(w[19] as u32), f32::from_bits(w[20] as u32), f32::from_bits(w[21] as u32), f32::from_bits(w[22] as u32), f32::from_bits(w[23] as u32), f32::from_bits(w[24] as u32), f32::from_bits(w[25] as u32), f32::from_bits(w[26] as u32), f32::from_bits(w[27] as u32), f32::from_bits(w[28] as u32), f32::from_bits(w[29] as u32), f32::from_bits(w[30] as u32), f32::from_bits(w[31] as u32)] });
+        p1.push(Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[16 + 1] as u32), f32::from_bits(w[16 + 2] as u32), f32::from_bits(w[16 + 3] as u32), f32::from_bits(w[16 + 4] as u32), f32::from_bits(w[16 + 5] as u32), f32::from_bits(w[16 + 6] as u32), f32::from_bits(w[16 + 7] as u32), f32::from_bits(w[16 + 8] as u32), f32::from_bits(w[16 + 9] as u32), f32::from_bits(w[16 + 10] as u32), f32::from_bits(w[16 + 11] as u32), f32::from_bits(w[16 + 12] as u32), f32::from_bits(w[16 + 13] as u32), f32::from_bits(w[16 + 14] as u32), f32::from_bits(w[16 + 15] as u32)] });
         for c in 0..16 {
             s1[c * aether_n + i] = f32::from_bits(w[16 + c] as u32);
         }
@@ -9818,7 +9818,7 @@ fn batch_mat4d_mul(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..16 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[17]), f64::from_bits(w[18]), f64::from_bits(w[19]), f64::from_bits(w[20]), f64::from_bits(w[21]), f64::from_bits(w[22]), f64::from_bits(w[23]), f64::from_bits(w[24]), f64::from_bits(w[25]), f64::from_bits(w[26]), f64::from_bits(w[27]), f64::from_bits(w[28]), f64::from_bits(w[29]), f64::from_bits(w[30]), f64::from_bits(w[31])] });
+        p1.push(Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[16 + 1]), f64::from_bits(w[16 + 2]), f64::from_bits(w[16 + 3]), f64::from_bits(w[16 + 4]), f64::from_bits(w[16 + 5]), f64::from_bits(w[16 + 6]), f64::from_bits(w[16 + 7]), f64::from_bits(w[16 + 8]), f64::from_bits(w[16 + 9]), f64::from_bits(w[16 + 10]), f64::from_bits(w[16 + 11]), f64::from_bits(w[16 + 12]), f64::from_bits(w[16 + 13]), f64::from_bits(w[16 + 14]), f64::from_bits(w[16 + 15])] });
         for c in 0..16 {
             s1[c * aether_n + i] = f64::from_bits(w[16 + c]);
         }
@@ -10074,7 +10074,7 @@ fn batch_mat2f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[5] as u32), f32::from_bits(w[6] as u32), f32::from_bits(w[7] as u32)] });
+        p1.push(Mat2f { m: [f32::from_bits(w[4] as u32), f32::from_bits(w[4 + 1] as u32), f32::from_bits(w[4 + 2] as u32), f32::from_bits(w[4 + 3] as u32)] });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -10102,7 +10102,7 @@ fn batch_mat2d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[5]), f64::from_bits(w[6]), f64::from_bits(w[7])] });
+        p1.push(Mat2d { m: [f64::from_bits(w[4]), f64::from_bits(w[4 + 1]), f64::from_bits(w[4 + 2]), f64::from_bits(w[4 + 3])] });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -10130,7 +10130,7 @@ fn batch_mat3f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..9 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[10] as u32), f32::from_bits(w[11] as u32), f32::from_bits(w[12] as u32), f32::from_bits(w[13] as u32), f32::from_bits(w[14] as u32), f32::from_bits(w[15] as u32), f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32)] });
+        p1.push(Mat3f { m: [f32::from_bits(w[9] as u32), f32::from_bits(w[9 + 1] as u32), f32::from_bits(w[9 + 2] as u32), f32::from_bits(w[9 + 3] as u32), f32::from_bits(w[9 + 4] as u32), f32::from_bits(w[9 + 5] as u32), f32::from_bits(w[9 + 6] as u32), f32::from_bits(w[9 + 7] as u32), f32::from_bits(w[9 + 8] as u32)] });
         for c in 0..9 {
             s1[c * aether_n + i] = f32::from_bits(w[9 + c] as u32);
         }
@@ -10158,7 +10158,7 @@ fn batch_mat3d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..9 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[10]), f64::from_bits(w[11]), f64::from_bits(w[12]), f64::from_bits(w[13]), f64::from_bits(w[14]), f64::from_bits(w[15]), f64::from_bits(w[16]), f64::from_bits(w[17])] });
+        p1.push(Mat3d { m: [f64::from_bits(w[9]), f64::from_bits(w[9 + 1]), f64::from_bits(w[9 + 2]), f64::from_bits(w[9 + 3]), f64::from_bits(w[9 + 4]), f64::from_bits(w[9 + 5]), f64::from_bits(w[9 + 6]), f64::from_bits(w[9 + 7]), f64::from_bits(w[9 + 8])] });
         for c in 0..9 {
             s1[c * aether_n + i] = f64::from_bits(w[9 + c]);
         }
@@ -10186,7 +10186,7 @@ fn batch_mat4f_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..16 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[17] as u32), f32::from_bits(w[18] as u32), f32::from_bits(w[19] as u32), f32::from_bits(w[20] as u32), f32::from_bits(w[21] as u32), f32::from_bits(w[22] as u32), f32::from_bits(w[23] as u32), f32::from_bits(w[24] as u32), f32::from_bits(w[25] as u32), f32::from_bits(w[26] as u32), f32::from_bits(w[27] as u32), f32::from_bits(w[28] as u32), f32::from_bits(w[29] as u32), f32::from_bits(w[30] as u32), f32::from_bits(w[31] as u32)] });
+        p1.push(Mat4f { m: [f32::from_bits(w[16] as u32), f32::from_bits(w[16 + 1] as u32), f32::from_bits(w[16 + 2] as u32), f32::from_bits(w[16 + 3] as u32), f32::from_bits(w[16 + 4] as u32), f32::from_bits(w[16 + 5] as u32), f32::from_bits(w[16 + 6] as u32), f32::from_bits(w[16 + 7] as u32), f32::from_bits(w[16 + 8] as u32), f32::from_bits(w[16 + 9] as u32), f32::from_bits(w[16 + 10] as u32), f32::from_bits(w[16 + 11] as u32), f32::from_bits(w[16 + 12] as u32), f32::from_bits(w[16 + 13] as u32), f32::from_bits(w[16 + 14] as u32), f32::from_bits(w[16 + 15] as u32)] });
         for c in 0..16 {
             s1[c * aether_n + i] = f32::from_bits(w[16 + c] as u32);
         }
@@ -10214,7 +10214,7 @@ fn batch_mat4d_dot(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)>
         for c in 0..16 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[17]), f64::from_bits(w[18]), f64::from_bits(w[19]), f64::from_bits(w[20]), f64::from_bits(w[21]), f64::from_bits(w[22]), f64::from_bits(w[23]), f64::from_bits(w[24]), f64::from_bits(w[25]), f64::from_bits(w[26]), f64::from_bits(w[27]), f64::from_bits(w[28]), f64::from_bits(w[29]), f64::from_bits(w[30]), f64::from_bits(w[31])] });
+        p1.push(Mat4d { m: [f64::from_bits(w[16]), f64::from_bits(w[16 + 1]), f64::from_bits(w[16 + 2]), f64::from_bits(w[16 + 3]), f64::from_bits(w[16 + 4]), f64::from_bits(w[16 + 5]), f64::from_bits(w[16 + 6]), f64::from_bits(w[16 + 7]), f64::from_bits(w[16 + 8]), f64::from_bits(w[16 + 9]), f64::from_bits(w[16 + 10]), f64::from_bits(w[16 + 11]), f64::from_bits(w[16 + 12]), f64::from_bits(w[16 + 13]), f64::from_bits(w[16 + 14]), f64::from_bits(w[16 + 15])] });
         for c in 0..16 {
             s1[c * aether_n + i] = f64::from_bits(w[16 + c]);
         }
@@ -10686,7 +10686,7 @@ fn batch_pairf_combine(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..2 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Pairf { hi: f32::from_bits(w[2] as u32), comp: f32::from_bits(w[3] as u32) });
+        p1.push(Pairf { hi: f32::from_bits(w[2] as u32), comp: f32::from_bits(w[2 + 1] as u32) });
         for c in 0..2 {
             s1[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -10714,7 +10714,7 @@ fn batch_paird_combine(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64
         for c in 0..2 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Paird { hi: f64::from_bits(w[2]), comp: f64::from_bits(w[3]) });
+        p1.push(Paird { hi: f64::from_bits(w[2]), comp: f64::from_bits(w[2 + 1]) });
         for c in 0..2 {
             s1[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -11904,7 +11904,7 @@ fn batch_quatf_slerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>
         for c in 0..4 {
             s0[c * aether_n + i] = f32::from_bits(w[0 + c] as u32);
         }
-        p1.push(Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[5] as u32), y: f32::from_bits(w[6] as u32), z: f32::from_bits(w[7] as u32) });
+        p1.push(Quatf { w: f32::from_bits(w[4] as u32), x: f32::from_bits(w[4 + 1] as u32), y: f32::from_bits(w[4 + 2] as u32), z: f32::from_bits(w[4 + 3] as u32) });
         for c in 0..4 {
             s1[c * aether_n + i] = f32::from_bits(w[4 + c] as u32);
         }
@@ -11938,7 +11938,7 @@ fn batch_quatd_slerp(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>
         for c in 0..4 {
             s0[c * aether_n + i] = f64::from_bits(w[0 + c]);
         }
-        p1.push(Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[5]), y: f64::from_bits(w[6]), z: f64::from_bits(w[7]) });
+        p1.push(Quatd { w: f64::from_bits(w[4]), x: f64::from_bits(w[4 + 1]), y: f64::from_bits(w[4 + 2]), z: f64::from_bits(w[4 + 3]) });
         for c in 0..4 {
             s1[c * aether_n + i] = f64::from_bits(w[4 + c]);
         }
@@ -12044,7 +12044,7 @@ fn batch_f32_jacobi_update(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec
         for c in 0..1 {
             s1[c * aether_n + i] = f32::from_bits(w[1 + c] as u32);
         }
-        p2.push(Rotationf { c: f32::from_bits(w[2] as u32), s: f32::from_bits(w[3] as u32), t: f32::from_bits(w[4] as u32), tau: f32::from_bits(w[5] as u32) });
+        p2.push(Rotationf { c: f32::from_bits(w[2] as u32), s: f32::from_bits(w[2 + 1] as u32), t: f32::from_bits(w[2 + 2] as u32), tau: f32::from_bits(w[2 + 3] as u32) });
         for c in 0..4 {
             s2[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
@@ -12078,7 +12078,7 @@ fn batch_f64_jacobi_update(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec
         for c in 0..1 {
             s1[c * aether_n + i] = f64::from_bits(w[1 + c]);
         }
-        p2.push(Rotationd { c: f64::from_bits(w[2]), s: f64::from_bits(w[3]), t: f64::from_bits(w[4]), tau: f64::from_bits(w[5]) });
+        p2.push(Rotationd { c: f64::from_bits(w[2]), s: f64::from_bits(w[2 + 1]), t: f64::from_bits(w[2 + 2]), tau: f64::from_bits(w[2 + 3]) });
         for c in 0..4 {
             s2[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
@@ -12118,7 +12118,7 @@ fn batch_f32_jacobi_diag(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u
         for c in 0..1 {
             s2[c * aether_n + i] = f32::from_bits(w[2 + c] as u32);
         }
-        p3.push(Rotationf { c: f32::from_bits(w[3] as u32), s: f32::from_bits(w[4] as u32), t: f32::from_bits(w[5] as u32), tau: f32::from_bits(w[6] as u32) });
+        p3.push(Rotationf { c: f32::from_bits(w[3] as u32), s: f32::from_bits(w[3 + 1] as u32), t: f32::from_bits(w[3 + 2] as u32), tau: f32::from_bits(w[3 + 3] as u32) });
         for c in 0..4 {
             s3[c * aether_n + i] = f32::from_bits(w[3 + c] as u32);
         }
@@ -12158,7 +12158,7 @@ fn batch_f64_jacobi_diag(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u
         for c in 0..1 {
             s2[c * aether_n + i] = f64::from_bits(w[2 + c]);
         }
-        p3.push(Rotationd { c: f64::from_bits(w[3]), s: f64::from_bits(w[4]), t: f64::from_bits(w[5]), tau: f64::from_bits(w[6]) });
+        p3.push(Rotationd { c: f64::from_bits(w[3]), s: f64::from_bits(w[3 + 1]), t: f64::from_bits(w[3 + 2]), tau: f64::from_bits(w[3 + 3]) });
         for c in 0..4 {
             s3[c * aether_n + i] = f64::from_bits(w[3 + c]);
         }

@@ -43,7 +43,7 @@ pub fn construct(model: &Model, kind: &Kind, t: &ElemType, parts: &[String]) -> 
 }
 
 /// The element type of a structure-of-arrays slice of `kind`.
-fn soa_elem(kind: &Kind, t: &ElemType) -> &'static str {
+pub fn soa_elem(kind: &Kind, t: &ElemType) -> &'static str {
     match kind {
         Kind::Bool => "bool",
         Kind::Shape(_) => scalar(t),
@@ -181,51 +181,4 @@ pub fn source(model: &Model, lowered: &[Function], banner_rs: &str) -> String {
     let mut s = out.join("\n");
     s.push('\n');
     s
-}
-
-/// The flat thunk of one function's batched forms (in `check/flat.rs`):
-/// items' input words in, each item's result words from the `_aos` form and
-/// from the `_soa` form out (None where an item's words do not fit).
-pub fn flat(model: &Model, f: &Function) -> Vec<String> {
-    let t = elem(model, &f.elem);
-    let sp = RustSp;
-    let name = model.c_name(f);
-    let rd = |w: &str| if t.bits == 32 { format!("f32::from_bits({w} as u32)") } else { format!("f64::from_bits({w})") };
-    let wr = |kind: &Kind, v: &str| match kind {
-        Kind::Bool => format!("u64::from({v})"),
-        Kind::Shape(_) if t.bits == 32 => format!("u64::from({v}.to_bits())"),
-        Kind::Shape(_) => format!("{v}.to_bits()"),
-    };
-    let s = scalar(t);
-    let mut b = vec!["let aether_n = items.len();".to_string()];
-    let mut at = 0;
-    let mut reads = Vec::new();
-    for (j, p) in f.params.iter().enumerate() {
-        let k = p.kind.words();
-        b.push(format!("let mut p{j}: Vec<{}> = Vec::with_capacity(aether_n);", sp.kind_type(model, &p.kind, t)));
-        b.push(format!("let mut s{j}: Vec<{s}> = vec![0.0; {k} * aether_n];"));
-        let parts: Vec<String> = (0..k).map(|c| rd(&format!("w[{}]", at + c))).collect();
-        reads.push(format!("    p{j}.push({});", construct(model, &p.kind, t, &parts)));
-        reads.push(format!("    for c in 0..{k} {{"));
-        reads.push(format!("        s{j}[c * aether_n + i] = {};", rd(&format!("w[{at} + c]"))));
-        reads.push("    }".into());
-        at += k;
-    }
-    b.push(if f.params.is_empty() { "for w in items {" } else { "for (i, w) in items.iter().enumerate() {" }.into());
-    b.push(format!("    if w.len() != {at} {{"));
-    b.push("        return None;".into());
-    b.push("    }".into());
-    b.extend(reads);
-    b.push("}".into());
-    let oc = f.ret.words();
-    let ps = |p: char| (0..f.params.len()).map(|j| format!("&{p}{j}")).collect::<Vec<_>>().join(", ");
-    b.push(format!("let mut r: Vec<{}> = vec![Default::default(); aether_n];", sp.kind_type(model, &f.ret, t)));
-    b.push(format!("aether_core::{name}_aos({}{}&mut r).ok()?;", ps('p'), if f.params.is_empty() { "" } else { ", " }));
-    b.push(format!("let mut so: Vec<{}> = vec![Default::default(); {oc} * aether_n];", soa_elem(&f.ret, t)));
-    b.push(format!("aether_core::{name}_soa({}{}&mut so, aether_n).ok()?;", ps('s'), if f.params.is_empty() { "" } else { ", " }));
-    let comps: Vec<String> = (0..oc).map(|c| wr(&f.ret, &format!("r{}", component(model, &f.ret, c)))).collect();
-    b.push(format!("let aos = r.iter().map(|&r| vec![{}]).collect();", comps.join(", ")));
-    b.push(format!("let soa = (0..aether_n).map(|i| (0..{oc}).map(|c| {}).collect()).collect();", wr(&f.ret, "so[c * aether_n + i]")));
-    b.push("Some((aos, soa))".into());
-    b
 }

@@ -10,7 +10,9 @@
 
 use crate::model::{Callable, Function, Kernel, KernelKind, Kind, Model};
 use crate::spec::{ElemType, Routine, ShapeKind};
-use crate::targets::rust::{scalar, type_name};
+use crate::targets::rust::batch::{component, construct};
+use crate::targets::rust::{scalar, type_name, RustSp};
+use crate::targets::shared::print::Spelling;
 
 fn elem<'a>(model: &'a Model, name: &str) -> &'a ElemType {
     model.spec.types.iter().find(|t| t.name == name).unwrap()
@@ -42,17 +44,8 @@ fn read(model: &Model, shape: &str, t: &ElemType, w: &str, at: &str) -> String {
         (_, 0) => format!("{w}[{at}]"),
         _ => format!("{w}[{at} + {k}]"),
     };
-    match &s.kind {
-        ShapeKind::Scalar => rd(t, &word(0)),
-        ShapeKind::Vector(names) => format!(
-            "{} {{ {} }}",
-            type_name(model, shape, t),
-            names.iter().enumerate().map(|(k, c)| format!("{c}: {}", rd(t, &word(k)))).collect::<Vec<_>>().join(", ")
-        ),
-        ShapeKind::Matrix { .. } => {
-            format!("{} {{ m: [{}] }}", type_name(model, shape, t), (0..s.len()).map(|k| rd(t, &word(k))).collect::<Vec<_>>().join(", "))
-        }
-    }
+    let parts: Vec<String> = (0..s.len()).map(|k| rd(t, &word(k))).collect();
+    construct(model, &Kind::Shape(s.clone()), t, &parts)
 }
 
 /// Statements that push the components of `v` to `out`, in memory order.
@@ -289,6 +282,49 @@ fn linalg(model: &Model, k: &Kernel, routine: Routine, n: usize, many: bool) -> 
     body
 }
 
+/// The flat thunk of one function's batched forms (in `check/flat.rs`):
+/// items' input words in, each item's result words from the `_aos` form and
+/// from the `_soa` form out (None where an item's words do not fit).
+fn batch_function(model: &Model, f: &Function) -> Vec<String> {
+    let t = elem(model, &f.elem);
+    let sp = RustSp;
+    let name = model.c_name(f);
+    // A truth value is a word 0 or 1.
+    let word = |kind: &Kind, v: &str| if matches!(kind, Kind::Bool) { format!("u64::from({v})") } else { wr(t, v) };
+    let s = scalar(t);
+    let mut b = vec!["let aether_n = items.len();".to_string()];
+    let mut at = 0;
+    let mut reads = Vec::new();
+    for (j, p) in f.params.iter().enumerate() {
+        let k = p.kind.words();
+        b.push(format!("let mut p{j}: Vec<{}> = Vec::with_capacity(aether_n);", sp.kind_type(model, &p.kind, t)));
+        b.push(format!("let mut s{j}: Vec<{s}> = vec![0.0; {k} * aether_n];"));
+        let Kind::Shape(shape) = &p.kind else { unreachable!("no parameter is a truth value") };
+        reads.push(format!("    p{j}.push({});", read(model, &shape.name, t, "w", &at.to_string())));
+        reads.push(format!("    for c in 0..{k} {{"));
+        reads.push(format!("        s{j}[c * aether_n + i] = {};", rd(t, &format!("w[{at} + c]"))));
+        reads.push("    }".into());
+        at += k;
+    }
+    b.push(if f.params.is_empty() { "for w in items {" } else { "for (i, w) in items.iter().enumerate() {" }.into());
+    b.push(format!("    if w.len() != {at} {{"));
+    b.push("        return None;".into());
+    b.push("    }".into());
+    b.extend(reads);
+    b.push("}".into());
+    let oc = f.ret.words();
+    let ps = |p: char| (0..f.params.len()).map(|j| format!("&{p}{j}")).collect::<Vec<_>>().join(", ");
+    b.push(format!("let mut r: Vec<{}> = vec![Default::default(); aether_n];", sp.kind_type(model, &f.ret, t)));
+    b.push(format!("aether_core::{name}_aos({}{}&mut r).ok()?;", ps('p'), if f.params.is_empty() { "" } else { ", " }));
+    b.push(format!("let mut so: Vec<{}> = vec![Default::default(); {oc} * aether_n];", crate::targets::rust::batch::soa_elem(&f.ret, t)));
+    b.push(format!("aether_core::{name}_soa({}{}&mut so, aether_n).ok()?;", ps('s'), if f.params.is_empty() { "" } else { ", " }));
+    let comps: Vec<String> = (0..oc).map(|c| word(&f.ret, &format!("r{}", component(model, &f.ret, c)))).collect();
+    b.push(format!("let aos = r.iter().map(|&r| vec![{}]).collect();", comps.join(", ")));
+    b.push(format!("let soa = (0..aether_n).map(|i| (0..{oc}).map(|c| {}).collect()).collect();", word(&f.ret, "so[c * aether_n + i]")));
+    b.push("Some((aos, soa))".into());
+    b
+}
+
 /// The source of `rust_core/check/flat.rs`.
 pub fn source(model: &Model, lowered: &[Function], banner: &str) -> String {
     let mut out: Vec<String> = crate::targets::rust::rust_banner(banner).lines().map(String::from).collect();
@@ -337,7 +373,7 @@ pub fn source(model: &Model, lowered: &[Function], banner: &str) -> String {
             "fn batch_{}(items: &[Vec<u64>]) -> Option<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {{",
             name.trim_start_matches("aether_")
         ));
-        out.extend(crate::targets::rust::batch::flat(model, f).into_iter().map(|l| format!("    {l}")));
+        out.extend(batch_function(model, f).into_iter().map(|l| format!("    {l}")));
         out.push("}".into());
         out.push(String::new());
     }
