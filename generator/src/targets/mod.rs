@@ -12,6 +12,7 @@ use crate::model::Model;
 // print through and imports no target (tests/layout.rs checks both).
 pub mod c;
 pub mod cuda;
+pub mod glsl;
 pub mod opencl;
 pub mod rust;
 pub mod shared;
@@ -113,7 +114,7 @@ pub trait Target {
 
 /// Every target the generator writes.
 pub fn registry() -> Vec<Box<dyn Target>> {
-    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget), Box::new(opencl::OpenCl), Box::new(rust::Rust)]
+    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget), Box::new(opencl::OpenCl), Box::new(rust::Rust), Box::new(glsl::GlslTarget)]
 }
 
 /// Checks the spec's per-target tables against the registry's facts: each
