@@ -20,8 +20,9 @@
 // uintBitsToFloat, or a uniform block of vec4s) in that order.
 //
 // The guard: the compensated helpers (two_sum, neumaier_add, combine, value, reduce32) pass
-// their inputs through aether_barrier_f32, which XORs the value's bits with
-// aether_opaque_zero, and every sum of a function whose tree rests on rounding to nearest
+// their inputs through aether_barrier_f32, which adds aether_opaque_zero to the value's
+// bits (an integer sum: Mesa's GLSL compiler sees through an XOR with it and folds a
+// two-sum's residual to zero behind it), and every sum of a function whose tree rests on rounding to nearest
 // (the elementary functions: a shifter's rounding to an integer, a Veltkamp split, a
 // two-sum's error) passes through it too, so a compiler that reassociates cannot fold them.
 // Call aether_set_opaque_zero(z) with a zero read from a uniform (or a texture) before any of
@@ -115,7 +116,7 @@ struct aether_mat4f {
 
 // barrier() of the spec: the value, opaque to the compiler.
 float aether_barrier_f32(float x) {
-    return uintBitsToFloat(floatBitsToUint(x) ^ aether_opaque_zero);
+    return uintBitsToFloat(floatBitsToUint(x) + aether_opaque_zero);
 }
 
 // fabs() of the spec: clears the sign bit on the bits, NaN payload kept.

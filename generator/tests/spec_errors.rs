@@ -358,24 +358,24 @@ fn malformed_specs_get_exact_messages() {
             "unknown family or kernel `dotty`",
         ),
         // (A table no other table starts from: [bands.glsl] is like = "wgsl".)
-        (
-            "[bands.opencl_relaxed]",
-            "[bands.metal]",
-            0,
-            "bands.metal",
-            stated_for_metal.as_str(),
-        ),
+        ("[bands.opencl_relaxed]", "[bands.metal]", 0, "bands.metal", stated_for_metal.as_str()),
         // A banded target must have its table; the keys are the targets' facts.
-        (
-            "[bands.opencl_relaxed]",
-            "[bands.opencl_relaxed_2]",
-            0,
-            "bands.opencl_relaxed_2",
-            stated_for_2.as_str(),
-        ),
+        ("[bands.opencl_relaxed]", "[bands.opencl_relaxed_2]", 0, "bands.opencl_relaxed_2", stated_for_2.as_str()),
         // df64 is for a target that prints it and lacks binary64.
-        ("targets = [\"wgsl\"]", "targets = [\"c\"]", 0, "df64.targets", "`c`: df64 is printed by the targets without binary64 that print it (wgsl)"),
-        ("targets = [\"wgsl\"]", "targets = [\"wgsl\", \"metal\"]", 0, "df64.targets", "`metal`: df64 is printed by the targets without binary64 that print it (wgsl)"),
+        (
+            "targets = [\"wgsl\"]",
+            "targets = [\"c\"]",
+            0,
+            "df64.targets",
+            "`c`: df64 is printed by the targets without binary64 that print it (wgsl)",
+        ),
+        (
+            "targets = [\"wgsl\"]",
+            "targets = [\"wgsl\", \"metal\"]",
+            0,
+            "df64.targets",
+            "`metal`: df64 is printed by the targets without binary64 that print it (wgsl)",
+        ),
         // Each band table states its target's accuracy per operation.
         (
             "[bands.wgsl]\nadd_sub_mul_ulp = 1.0\ndiv_ulp = 2.5\n",
@@ -433,7 +433,13 @@ fn malformed_specs_get_exact_messages() {
             "int_functions.shr_rne.exact",
             "unknown field `exact`, expected one of `doc`, `params`, `returns`, `body`",
         ),
-        ("dm = 5110 * m\n", "dm = 5110 * m / 2\n", 0, "predicates.angle_flag.integer", "column 6: integer division is not in the language (shift, or state a helper)"),
+        (
+            "dm = 5110 * m\n",
+            "dm = 5110 * m / 2\n",
+            0,
+            "predicates.angle_flag.integer",
+            "column 6: integer division is not in the language (shift, or state a helper)",
+        ),
         (
             "ndp = f64(f32(dp)) / 4096\n",
             "ndp = f64(f32(dp)) / 4096\nbad = ndp << 1\n",
@@ -457,8 +463,20 @@ fn malformed_specs_get_exact_messages() {
         ),
         ("renorm = \"renorm\"", "renorm = \"renorm_x\"", 0, "df64.renorm", "`renorm_x` is not an operation of [df64_ops]"),
         ("cl2 = a.lo * b\n", "cl2 = a.lo * z\n", 0, "df64_ops.mul_f32.body", "column 14: `z` is not a parameter or an earlier step"),
-        ("body = \"out = df(a.hi * -1, a.lo * -1)\"", "body = \"out = add(a, a)\"", 0, "df64_ops.neg.body", "column 7: `add` is not a builtin (df, sqrt, fabs, isfinite) or an earlier operation of [df64_ops]"),
-        ("isfinite = \"is_finite\"", "isfinite = \"abs\"", 0, "df64.ops.isfinite", "`isfinite` needs an operation (df) -> bool; `abs` is (df) -> df"),
+        (
+            "body = \"out = df(a.hi * -1, a.lo * -1)\"",
+            "body = \"out = add(a, a)\"",
+            0,
+            "df64_ops.neg.body",
+            "column 7: `add` is not a builtin (df, sqrt, fabs, isfinite) or an earlier operation of [df64_ops]",
+        ),
+        (
+            "isfinite = \"is_finite\"",
+            "isfinite = \"abs\"",
+            0,
+            "df64.ops.isfinite",
+            "`isfinite` needs an operation (df) -> bool; `abs` is (df) -> df",
+        ),
         ("exclude = [\"two_sum_err\"", "exclude = [\"two_sum_errr\"", 0, "df64.exclude", "`two_sum_errr` is not a family"),
         (
             "\"exp2\", \"log2\", \"pow\", \"asin\"",
@@ -467,9 +485,21 @@ fn malformed_specs_get_exact_messages() {
             "df64.exclude",
             "family `pow` states the literal 2.2250738585072014e-308, outside the df64 domain (min_magnitude to max_magnitude): exclude it",
         ),
-        ("min_magnitude = \"2^-70\"", "min_magnitude = \"1e-21\"", 0, "df64.min_magnitude", "`1e-21`: a power of two `2^N`, -126 <= N <= 127"),
+        (
+            "min_magnitude = \"2^-70\"",
+            "min_magnitude = \"1e-21\"",
+            0,
+            "df64.min_magnitude",
+            "`1e-21`: a power of two `2^N`, -126 <= N <= 127",
+        ),
         ("t = 4097 * a\n", "t = 4097.1 * a\n", 0, "df64_ops.split.body", "column 5: 4097.1 is not a binary32 number"),
-        ("returns = \"df\"\nbound = 7.0", "returns = \"bool\"\nbound = 7.0", 1, "df64_ops.mul.bound", "a bound is a positive number of u^2, on an operation that returns a pair"),
+        (
+            "returns = \"df\"\nbound = 7.0",
+            "returns = \"bool\"\nbound = 7.0",
+            1,
+            "df64_ops.mul.bound",
+            "a bound is a positive number of u^2, on an operation that returns a pair",
+        ),
     ];
     let mut failures = Vec::new();
     for (find, replace, offset, key, message) in &cases {

@@ -209,8 +209,14 @@ pub struct Row {
 /// guards stop where a tree rests on rounding, and the target's bands are
 /// for the stacks that round otherwise.
 pub fn judge(model: &Model, c: &EntryCases, got: &[u64], rounds_to_nearest: bool) -> Row {
+    judge_on(model, aether_generator::targets::wgsl::BANDS, c, got, rounds_to_nearest)
+}
+
+/// [`judge`] under the band table `bands_key` (`[bands.<key>]`: the
+/// executor's target's, [`Executor::bands`]).
+pub fn judge_on(model: &Model, bands_key: &str, c: &EntryCases, got: &[u64], rounds_to_nearest: bool) -> Row {
     let callable: Callable = model.callables()[c.at];
-    let mut band = bands::band_on(model, aether_generator::targets::wgsl::BANDS, callable);
+    let mut band = bands::band_on(model, bands_key, callable);
     let held = rounds_to_nearest && band.stated == BandMetric::Unbounded;
     if held {
         band = bands::Band { metrics: vec![bands::Metric::Bits; band.metrics.len()], stated: BandMetric::Bits, ..band };
@@ -278,8 +284,8 @@ pub struct StackRun {
 /// Runs every entry of `module` on `exec` and judges it.
 pub fn run_stack(model: &Model, exec: &mut dyn Executor, module: &CheckModule, cases: &[EntryCases]) -> Result<StackRun, Error> {
     let outputs = execute(exec, module, cases)?;
-    let exact = exec.rounds_to_nearest();
-    let rows = cases.iter().filter_map(|c| outputs.get(&c.entry).map(|o| judge(model, c, o, exact))).collect();
+    let (exact, key) = (exec.rounds_to_nearest(), exec.bands());
+    let rows = cases.iter().filter_map(|c| outputs.get(&c.entry).map(|o| judge_on(model, key, c, o, exact))).collect();
     Ok(StackRun { stack: exec.stack().to_string(), adapter: exec.adapter(), rows, outputs })
 }
 

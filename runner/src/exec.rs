@@ -79,6 +79,12 @@ pub trait Executor {
     fn rounds_to_nearest(&self) -> bool {
         false
     }
+    /// The key of the band table its results are judged under
+    /// (`[bands.<key>]`): the WGSL core's unless the stack runs another
+    /// target's module (GLSL ES: `glsl`).
+    fn bands(&self) -> &'static str {
+        aether_generator::targets::wgsl::BANDS
+    }
 }
 
 /// One dispatch of an entry: cases `first..first + cases`, in `workgroups`

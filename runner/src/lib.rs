@@ -16,23 +16,32 @@ pub mod compare;
 pub mod dawn;
 pub mod df64;
 pub mod exec;
+pub mod gles_stack;
+pub mod glsl_draw;
 pub mod inputs;
+pub mod lang;
 pub mod opencl_stack;
 pub mod predicates;
 pub mod report;
 pub mod selftest;
+pub mod webgl;
 pub mod wgpu_stack;
 
 use exec::{Error, Executor};
 
-/// The stacks, by the names the command line takes.
+/// The WebGPU stacks (WGSL), by the names the command line takes.
 pub const STACKS: [&str; 2] = ["wgpu", "dawn"];
+/// The GL stacks (GLSL ES 3.00): Mesa's GLES 3 on llvmpipe, Chromium's WebGL2
+/// on SwiftShader.
+pub const GLSL_STACKS: [&str; 2] = ["gles", "webgl"];
 
 /// Opens a stack by name.
 pub fn open(stack: &str) -> Result<Box<dyn Executor>, Error> {
     match stack {
         "wgpu" => Ok(Box::new(wgpu_stack::Wgpu::new()?)),
         "dawn" => Ok(Box::new(dawn::Dawn::new(&dawn::default_dir())?)),
-        other => Err(Error::Failed(format!("no stack `{other}` (stacks: {})", STACKS.join(", ")))),
+        "gles" => Ok(Box::new(gles_stack::Gles::new()?)),
+        "webgl" => Ok(Box::new(webgl::WebGl::new()?)),
+        other => Err(Error::Failed(format!("no stack `{other}` (stacks: {}, {})", STACKS.join(", "), GLSL_STACKS.join(", ")))),
     }
 }

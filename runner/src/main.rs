@@ -1,8 +1,12 @@
-//! `aether-runner wgsl --stack wgpu|dawn|all --random N [--report FILE.md]
+//! `aether-runner wgsl|glsl --stack wgpu|dawn|gles|webgl|all --random N [--report FILE.md]
 //! [--guard bits|opaque-one|none] [--mutant NAME] [--expect-mismatch]
 //! [--seed S] [--only SUBSTRING]`
 //!
-//! `aether-runner wgsl-selftest [--stack wgpu|dawn|all] [--mutant NAME] [--guard G]
+//! The WGSL check module runs on the WebGPU stacks (wgpu, dawn), the GLSL ES
+//! one on the GL stacks (gles: Mesa on llvmpipe; webgl: Chromium's WebGL2 on
+//! SwiftShader); everything after the run is the same code.
+//!
+//! `aether-runner wgsl-selftest|glsl-selftest [--stack NAME|all] [--mutant NAME] [--guard G]
 //! [--expect-flush STACK]... [--expect-fail]`: the core's self-test on each
 //! stack; fails when a witness of a bits family fails (with `--expect-fail`,
 //! a mutant's core: when none does), or when a stack named by
@@ -32,16 +36,17 @@ use std::time::Instant;
 
 use aether_generator::mutants::{self, Mutant};
 use aether_generator::targets::shared::check::{CheckModule, Guard};
-use aether_generator::targets::wgsl;
 use aether_runner::compare;
 use aether_runner::inputs::{self, Source};
+use aether_runner::lang::Lang;
 use aether_runner::report::{self, Header, Section};
 
-const USAGE: &str = "usage: aether-runner wgsl [--stack wgpu|dawn|all] [--random N] [--report FILE.md] \
+const USAGE: &str = "usage: aether-runner wgsl|glsl [--stack wgpu|dawn|gles|webgl|all] [--random N] [--report FILE.md] \
 [--guard bits|opaque-one|none] [--mutant NAME] [--expect-mismatch] [--seed S] [--only SUBSTRING]";
 
 #[derive(Debug)]
 struct Options {
+    lang: Lang,
     stacks: Vec<String>,
     random: usize,
     report: Option<String>,
@@ -54,13 +59,13 @@ struct Options {
 
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut it = args.iter();
-    match it.next().map(String::as_str) {
-        Some("wgsl") => {}
-        Some(other) => return Err(format!("unknown target `{other}` (targets: wgsl)\n{USAGE}")),
+    let lang = match it.next().map(String::as_str) {
+        Some(name) => Lang::from_name(name).ok_or_else(|| format!("unknown target `{name}` (targets: wgsl, glsl)\n{USAGE}"))?,
         None => return Err(USAGE.into()),
-    }
+    };
     let mut o = Options {
-        stacks: aether_runner::STACKS.iter().map(|s| s.to_string()).collect(),
+        lang,
+        stacks: lang.stacks().iter().map(|s| s.to_string()).collect(),
         random: 100_000,
         report: None,
         guard: Guard::Bits,
@@ -75,9 +80,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--stack" => {
                 let v = value()?;
                 o.stacks = match v.as_str() {
-                    "all" => aether_runner::STACKS.iter().map(|s| s.to_string()).collect(),
-                    s if aether_runner::STACKS.contains(&s) => vec![s.to_string()],
-                    _ => return Err(format!("--stack {v}: not wgpu, dawn or all")),
+                    "all" => lang.stacks().iter().map(|s| s.to_string()).collect(),
+                    s if lang.stacks().contains(&s) => vec![s.to_string()],
+                    _ => return Err(format!("--stack {v}: not {} or all", lang.stacks().join(", "))),
                 }
             }
             "--random" => {
@@ -135,8 +140,8 @@ fn filtered(mut m: CheckModule, only: &Option<String>) -> CheckModule {
     m
 }
 
-fn selftest_main(args: &[String]) -> Result<bool, String> {
-    let mut stacks: Vec<String> = aether_runner::STACKS.iter().map(|s| s.to_string()).collect();
+fn selftest_main(lang: Lang, args: &[String]) -> Result<bool, String> {
+    let mut stacks: Vec<String> = lang.stacks().iter().map(|s| s.to_string()).collect();
     let (mut mutant, mut flushing, mut expect_fail, mut guard) = (None, Vec::new(), false, Guard::Bits);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -144,7 +149,7 @@ fn selftest_main(args: &[String]) -> Result<bool, String> {
         match a.as_str() {
             "--stack" => {
                 let v = value()?;
-                stacks = if v == "all" { aether_runner::STACKS.iter().map(|s| s.to_string()).collect() } else { vec![v] };
+                stacks = if v == "all" { lang.stacks().iter().map(|s| s.to_string()).collect() } else { vec![v] };
             }
             "--mutant" => {
                 let v = value()?;
@@ -167,7 +172,7 @@ fn selftest_main(args: &[String]) -> Result<bool, String> {
     let root = aether_generator::default_root();
     let model = aether_generator::load(&root).map_err(|e| e.to_string())?;
     let corpus = aether_generator::corpus::read_committed(&root)?;
-    let witnesses = wgsl::selftest_witnesses(&model, &|name| corpus.get(name).map(|p| p.cases.clone()));
+    let witnesses = lang.selftest_witnesses(&model, &|name| corpus.get(name).map(|p| p.cases.clone()));
     let (core_model, lowered) = match mutant {
         Some(m) => m.build(&model).map_err(|e| e.to_string())?,
         None => (model.clone(), model.lowered()),
@@ -201,8 +206,13 @@ fn selftest_main(args: &[String]) -> Result<bool, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("wgsl-selftest") {
-        return match selftest_main(&args[1..]) {
+    let selftest = match args.first().map(String::as_str) {
+        Some("wgsl-selftest") => Some(Lang::Wgsl),
+        Some("glsl-selftest") => Some(Lang::Glsl),
+        _ => None,
+    };
+    if let Some(lang) = selftest {
+        return match selftest_main(lang, &args[1..]) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
             Err(e) => {
@@ -263,9 +273,14 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
     let model = aether_generator::load(&root).map_err(|e| e.to_string())?;
     let corpus = aether_generator::corpus::read_committed(&root)?;
     let lowered = model.lowered();
-    let baseline = filtered(wgsl::check_module(&model, &lowered, Guard::Bits), &o.only);
+    let lang = o.lang;
+    let baseline = filtered(lang.check_module(&model, &lowered, Guard::Bits), &o.only);
     if baseline.entries.is_empty() {
-        return Err("the WGSL check module has no entries (check_module of generator/src/targets/wgsl.rs gives none)".into());
+        return Err(format!(
+            "the {} check module has no entries (check_module of generator/src/targets/{}/ gives none)",
+            lang.title(),
+            lang.name()
+        ));
     }
     let control_name = match (o.mutant, o.guard) {
         (Some(m), g) => Some(format!("mutant {}, guard {}", m.name(), guard_name(g))),
@@ -275,9 +290,9 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
     let control = match o.mutant {
         Some(m) => {
             let (mm, ml) = m.build(&model).map_err(|e| e.to_string())?;
-            Some(filtered(wgsl::check_module(&mm, &ml, o.guard), &o.only))
+            Some(filtered(lang.check_module(&mm, &ml, o.guard), &o.only))
         }
-        None if o.guard != Guard::Bits => Some(filtered(wgsl::check_module(&model, &lowered, o.guard), &o.only)),
+        None if o.guard != Guard::Bits => Some(filtered(lang.check_module(&model, &lowered, o.guard), &o.only)),
         None => None,
     };
 
@@ -288,11 +303,16 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
 
     let mut notes = Vec::new();
     let with_entry: Vec<&str> = baseline.entries.iter().map(|e| e.c_name.as_str()).collect();
-    let in_core: Vec<String> = wgsl::callables(&model).iter().map(|c| c.c_name(&model)).collect();
+    let in_core: Vec<String> = lang.callables(&model).iter().map(|c| c.c_name(&model)).collect();
     let wanted = |n: &String| !with_entry.contains(&n.as_str()) && o.only.as_ref().is_none_or(|s| n.contains(s.as_str()));
     let missing: Vec<String> = in_core.iter().filter(|n| wanted(n)).cloned().collect();
     if !missing.is_empty() {
-        notes.push(format!("{} callables of the WGSL core have no entry in the check module: {}", missing.len(), missing.join(", ")));
+        notes.push(format!(
+            "{} callables of the {} core have no entry in the check module: {}",
+            missing.len(),
+            lang.title(),
+            missing.join(", ")
+        ));
     }
     let outside: Vec<String> = model
         .callables()
@@ -303,13 +323,15 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
         .collect();
     if !outside.is_empty() {
         notes.push(format!(
-            "{} f32 callables are not in the WGSL core (wgsl::callables) and not checked: {}",
+            "{} f32 callables are not in the {} core ({}::callables) and not checked: {}",
             outside.len(),
+            lang.title(),
+            lang.name(),
             outside.join(", ")
         ));
     }
     if missing.is_empty() && outside.is_empty() && o.only.is_none() {
-        notes.push(format!("all {} f32 callables of the spec are in the WGSL core and checked (0 missing)", in_core.len()));
+        notes.push(format!("all {} f32 callables of the spec are in the {} core and checked (0 missing)", in_core.len(), lang.title()));
     }
     let corpus_only: Vec<String> =
         cases.iter().filter(|c| c.inputs.source == Source::CorpusOnly).map(|c| report::label(&c.entry, &c.c_name)).collect();

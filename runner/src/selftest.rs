@@ -1,18 +1,19 @@
-//! The WGSL core's self-test on each stack: `aether_selftest()` of the core
-//! (`wgsl::selftest_module`), its report read back and printed, and the
+//! A shader core's self-test on each stack: `aether_selftest()` of the core
+//! (`wgsl::selftest_module`, `glsl::selftest_module`, by the stack's language), its report read back and printed, and the
 //! expectations a run states checked (which stacks flush subnormals, whether
 //! the witnesses must pass or, for a mutant's core, must fail).
 
 use aether_generator::model::Model;
 use aether_generator::selftest::Witness;
 use aether_generator::targets::shared::check::Guard;
-use aether_generator::targets::wgsl::{self, SELFTEST_FIELDS};
 
 use crate::exec::{Executor, Job};
+use crate::lang::Lang;
 
 /// The self-test's report on one stack, by field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
+    pub lang: Lang,
     pub stack: String,
     pub adapter: String,
     pub words: Vec<u32>,
@@ -20,12 +21,12 @@ pub struct Report {
 
 impl Report {
     pub fn field(&self, name: &str) -> u32 {
-        SELFTEST_FIELDS.iter().position(|f| *f == name).map_or(0, |i| self.words[i])
+        self.lang.selftest_fields().iter().position(|f| *f == name).map_or(0, |i| self.words[i])
     }
 
     /// One line: every field, and the rules that failed by name.
     pub fn line(&self) -> String {
-        let fields: Vec<String> = SELFTEST_FIELDS.iter().zip(&self.words).map(|(f, w)| format!("{f}={w}")).collect();
+        let fields: Vec<String> = self.lang.selftest_fields().iter().zip(&self.words).map(|(f, w)| format!("{f}={w}")).collect();
         let rules: Vec<&str> = aether_generator::mutants::ALL
             .iter()
             .enumerate()
@@ -46,8 +47,9 @@ pub fn run(
     guard: Guard,
     witnesses: &[Witness],
 ) -> Result<Report, String> {
-    let module = wgsl::selftest_module(model, lowered, guard, witnesses);
+    let lang = Lang::of_stack(exec.stack());
+    let module = lang.selftest_module(model, lowered, guard, witnesses);
     let at = module.entries.iter().position(|e| e.entry == "check_selftest").ok_or("the self-test module has no check_selftest entry")?;
     let out = exec.run(&module, &[Job::new(&module, at, vec![0])]).map_err(|e| format!("{}: {e}", exec.stack()))?;
-    Ok(Report { stack: exec.stack().to_string(), adapter: exec.adapter(), words: out[0].iter().map(|&w| w as u32).collect() })
+    Ok(Report { lang, stack: exec.stack().to_string(), adapter: exec.adapter(), words: out[0].iter().map(|&w| w as u32).collect() })
 }

@@ -114,7 +114,14 @@ pub trait Target {
 
 /// Every target the generator writes.
 pub fn registry() -> Vec<Box<dyn Target>> {
-    vec![Box::new(c::C), Box::new(cuda::Cuda), Box::new(wgsl::WgslTarget), Box::new(opencl::OpenCl), Box::new(rust::Rust), Box::new(glsl::GlslTarget)]
+    vec![
+        Box::new(c::C),
+        Box::new(cuda::Cuda),
+        Box::new(wgsl::WgslTarget),
+        Box::new(opencl::OpenCl),
+        Box::new(rust::Rust),
+        Box::new(glsl::GlslTarget),
+    ]
 }
 
 /// Checks the spec's per-target tables against the registry's facts: each

@@ -291,11 +291,16 @@ fn function(model: &Model, f: &Function, t: &ElemType) -> ShaderFunction {
     }
 }
 
-/// The guard's helper: the value, its bits XORed with the opaque zero (or,
-/// for the controls, multiplied by the opaque one, or nothing).
+/// The guard's helper: the value, the opaque zero added to its bits (or, for
+/// the controls, multiplied by the opaque one, or nothing). Added, not XORed
+/// as in WGSL: Mesa's GLSL compiler (llvmpipe, Mesa 22.3) sees through
+/// `floatBitsToUint(x) ^ z` and folds a two-sum's residual to zero behind
+/// it, but not through the integer sum (`runner/tests/glsl_guard.rs`).
+pub const GUARD_BITS: &str = "floatBitsToUint(x) + aether_opaque_zero";
+
 fn barrier_helper(t: &ElemType, guard: Guard) -> Vec<String> {
     let body = match guard {
-        Guard::Bits => "    return uintBitsToFloat(floatBitsToUint(x) ^ aether_opaque_zero);".to_string(),
+        Guard::Bits => format!("    return uintBitsToFloat({GUARD_BITS});"),
         Guard::OpaqueOne => "    return x * aether_opaque_one;".into(),
         Guard::None => "    return x;".into(),
     };
@@ -441,7 +446,12 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
                 let f = lowered.iter().find(|g| g.family == f.family && g.shape == f.shape && g.elem == f.elem).unwrap();
                 block.extend(bind_params(model, f, t, &|k| word(w.inputs[k])).into_iter().map(|l| format!("    {l}")));
                 let args: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
-                block.push(format!("    {} aether_got = {}({});", Glsl::default().kind_type(model, &f.ret, t), model.c_name(f), args.join(", ")));
+                block.push(format!(
+                    "    {} aether_got = {}({});",
+                    Glsl::default().kind_type(model, &f.ret, t),
+                    model.c_name(f),
+                    args.join(", ")
+                ));
                 result_words(f, "aether_got")
             }
             Callable::Kernel(k) => {
@@ -552,7 +562,15 @@ fn entry_head(name: &str, n_in: usize) -> Vec<String> {
     ]
 }
 
-fn entry_of(name: String, c_name: String, family: &str, shape: &str, elem: &str, n_in: usize, n_out: usize, max: Option<usize>) -> CheckEntry {
+/// An entry of one case per vertex: its names, its reference keys (family,
+/// shape, element type), its words in and out, its most random inputs.
+fn entry_of(
+    name: String,
+    c_name: String,
+    (family, shape, elem): (&str, &str, &str),
+    (n_in, n_out): (usize, usize),
+    max: Option<usize>,
+) -> CheckEntry {
     CheckEntry {
         entry: name,
         c_name,
@@ -619,7 +637,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
         src.push(format!("    aether_put(0u, floatBitsToUint(aether_r.{hi}));"));
         src.push(format!("    aether_put(1u, floatBitsToUint(aether_r.{comp}));"));
         src.push("}".into());
-        entries.push(entry_of(entry, b.name.clone(), &b.kernel.name, &b.kernel.shape, &b.kernel.elem, 2 * lanes, 2, None));
+        entries.push(entry_of(entry, b.name.clone(), (&b.kernel.name, &b.kernel.shape, &b.kernel.elem), (2 * lanes, 2), None));
         array_entries(model, t, &b, &mut src, &mut entries);
     }
     linalg_entries(model, t, &mut src, &mut entries);
@@ -633,7 +651,7 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
             src.push(format!("    aether_put({k}u, aether_r.{f});"));
         }
         src.push("}".into());
-        let mut e = entry_of("check_selftest".into(), "aether_selftest".into(), "selftest", "scalar", &t.name, 1, SELFTEST_WORDS, None);
+        let mut e = entry_of("check_selftest".into(), "aether_selftest".into(), ("selftest", "scalar", &t.name), (1, SELFTEST_WORDS), None);
         e.random = false;
         entries.push(e);
     }
@@ -735,7 +753,7 @@ fn array_entries(model: &Model, t: &ElemType, b: &shader::Butterfly, src: &mut V
         src.push("    }".into());
         src.push(format!("    aether_put(0u, floatBitsToUint({value}({}(aether_p))));", b.name));
         src.push("}".into());
-        entries.push(entry_of(entry, name, &k.name, &k.shape, &k.elem, n * arrays.len(), 1, None));
+        entries.push(entry_of(entry, name, (&k.name, &k.shape, &k.elem), (n * arrays.len(), 1), None));
     }
 }
 
@@ -797,14 +815,11 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
                 let slots = s * kk;
                 body.push(format!("float value[{slots}];"));
                 body.push(format!("float comp[{slots}];"));
+                // The plane starts at +0 (the flat words: the element count S, then the records).
                 body.push(format!(
-                    "for (uint aether_k = 0u; aether_k < {slots}u; aether_k++) {{ value[aether_k] = {}; comp[aether_k] = {}; }}",
-                    rd("aether_base + 1u + aether_k"),
-                    rd(&format!("aether_base + 1u + {slots}u + aether_k"))
+                    "for (uint aether_k = 0u; aether_k < {slots}u; aether_k++) {{ value[aether_k] = 0.0; comp[aether_k] = 0.0; }}"
                 ));
-                // The plane entry's words: the record count first (unused:
-                // fixed), the slots' value then comp, then the records.
-                let recs = 1 + 2 * slots;
+                let recs = 1;
                 body.push(format!("for (uint aether_r = 0u; aether_r < {r}u; aether_r++) {{"));
                 body.push(format!("    uint aether_rec = aether_base + {recs}u + aether_r * {}u;", kk + 1));
                 body.push("    uint element = aether_word(aether_rec);".into());
@@ -838,8 +853,15 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
                     rd("aether_base + aether_k"),
                     rd(&format!("aether_base + {n}u + aether_k"))
                 ));
-                body.extend(crate::targets::shared::stmt::block(&sp, model, t, &kernels::resolve_body(model, k, &sp, &|a| Arr::local(if a == "out" { "out_" } else { a }))));
-                body.push(format!("for (uint aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_put(aether_k, floatBitsToUint(out_[aether_k])); }}"));
+                body.extend(crate::targets::shared::stmt::block(
+                    &sp,
+                    model,
+                    t,
+                    &kernels::resolve_body(model, k, &sp, &|a| Arr::local(if a == "out" { "out_" } else { a })),
+                ));
+                body.push(format!(
+                    "for (uint aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_put(aether_k, floatBitsToUint(out_[aether_k])); }}"
+                ));
                 (2 * n, n)
             }
             _ => continue,
@@ -847,7 +869,7 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
         src.extend(entry_head(&entry, n_in));
         src.extend(body.iter().map(|l| format!("    {l}")));
         src.push("}".into());
-        entries.push(entry_of(entry, name.clone(), &k.name, &k.shape, &k.elem, n_in, n_out, Some(KERNEL_CHECK_RANDOM)));
+        entries.push(entry_of(entry, name.clone(), (&k.name, &k.shape, &k.elem), (n_in, n_out), Some(KERNEL_CHECK_RANDOM)));
     }
 }
 
@@ -872,12 +894,16 @@ fn linalg_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
         let mat_in = |var: &str, at: usize| {
             vec![
                 format!("{mt} {var};"),
-                format!("for (uint aether_k = 0u; aether_k < {nn}u; aether_k++) {{ {var}.m[aether_k] = uintBitsToFloat(aether_word(aether_lbase + {at}u + aether_k)); }}"),
+                format!(
+                    "for (uint aether_k = 0u; aether_k < {nn}u; aether_k++) {{ {var}.m[aether_k] = uintBitsToFloat(aether_word(aether_lbase + {at}u + aether_k)); }}"
+                ),
             ]
         };
         let vec_in = |var: &str, at: usize| format!("{vt} {var} = {vt}({});", (0..n).map(|c| rd(at + c)).collect::<Vec<_>>().join(", "));
         let mat_out = |var: &str, at: usize| {
-            format!("for (uint aether_k = 0u; aether_k < {nn}u; aether_k++) {{ aether_put(aether_obase + {at}u + aether_k, floatBitsToUint({var}.m[aether_k])); }}")
+            format!(
+                "for (uint aether_k = 0u; aether_k < {nn}u; aether_k++) {{ aether_put(aether_obase + {at}u + aether_k, floatBitsToUint({var}.m[aether_k])); }}"
+            )
         };
         let vec_out = |var: &str, at: usize| -> Vec<String> {
             vcomps.iter().enumerate().map(|(c, f)| format!("aether_put(aether_obase + {}u, floatBitsToUint({var}.{f}));", at + c)).collect()
@@ -945,7 +971,7 @@ fn linalg_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
         src.extend(body.iter().map(|l| format!("        {l}")));
         src.push("    }".into());
         src.push("}".into());
-        entries.push(entry_of(entry, name.clone(), &k.name, &k.shape, &k.elem, lanes * w_in, lanes * w_out, Some(LINALG_CHECK_RANDOM)));
+        entries.push(entry_of(entry, name.clone(), (&k.name, &k.shape, &k.elem), (lanes * w_in, lanes * w_out), Some(LINALG_CHECK_RANDOM)));
     }
 }
 

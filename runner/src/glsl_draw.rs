@@ -1,0 +1,216 @@
+//! How a GLSL ES 3.00 check module runs on a GL stack without compute
+//! shaders (WebGL2, GLES 3.0): one vertex per case, the inputs read as exact
+//! bits from an integer texture, the results returned as exact bits through
+//! transform feedback of `flat` integer varyings, the rasteriser off. Every
+//! GL executor (Mesa's GLES on llvmpipe, Chromium's WebGL2 on SwiftShader)
+//! draws by this one plan, so they differ only in how they reach GL.
+//!
+//! The check module's `source` (`aether_generator::targets::glsl`) holds
+//! everything but the `#version` line, the precisions and `main`; it
+//! declares:
+//!
+//! ```glsl
+//! uniform highp usampler2D aether_in;   // R32UI, TEX_WIDTH texels wide, unit 0
+//! uniform highp uvec4 aether_params;    // (cases in the draw, 0, bits of 1.0, 0)
+//! uniform highp uint aether_part;       // the PART_WORDS-word window returned
+//! flat out highp uvec4 aether_o0;       // ... aether_o7: the window's words
+//! ```
+//!
+//! Case `gl_VertexID` of a draw reads input words `[i*n_in, (i+1)*n_in)` of
+//! the draw's texture (word k at texel `(k % TEX_WIDTH, k / TEX_WIDTH)`) and
+//! returns result words `[part*PART_WORDS, (part+1)*PART_WORDS)` of its
+//! `n_out` in `aether_o0..aether_o7` (captured interleaved, in that order;
+//! words past `n_out` are 0). An entry with more than PART_WORDS result words
+//! is drawn once per part. `params.y` is the guard's opaque zero (it must be
+//! 0), `params.z` the opaque one of the opaque-one control.
+
+use aether_generator::targets::shared::check::CheckModule;
+
+/// The width of the input texture in texels (one u32 word each).
+pub const TEX_WIDTH: usize = 4096;
+/// The most rows of the input texture in one draw (GLES 3.0 guarantees
+/// textures of 2048 texels a side).
+pub const TEX_MAX_ROWS: usize = 1024;
+/// The result words one draw returns per case: 8 `uvec4` varyings (GLES 3.0
+/// guarantees 64 interleaved components of transform feedback and 15
+/// varying vectors).
+pub const PART_WORDS: usize = 32;
+/// The most cases (vertices) in one draw.
+pub const MAX_DRAW_CASES: usize = 1 << 16;
+/// The varyings captured by transform feedback, in order.
+pub const VARYINGS: [&str; 8] = ["aether_o0", "aether_o1", "aether_o2", "aether_o3", "aether_o4", "aether_o5", "aether_o6", "aether_o7"];
+/// The fragment shader every program links with (the rasteriser is off:
+/// `RASTERIZER_DISCARD`).
+pub const FRAGMENT: &str = "#version 300 es\nprecision highp float;\nout vec4 aether_color;\nvoid main() { aether_color = vec4(0.0); }\n";
+
+/// The vertex shader of entry `entry` of a GLSL check module.
+pub fn vertex_source(module: &CheckModule, entry: usize) -> String {
+    format!(
+        "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp usampler2D;\n{}\nvoid main() {{\n    {}();\n    aether_emit();\n    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);\n    gl_PointSize = 1.0;\n}}\n",
+        module.source, module.entries[entry].entry
+    )
+}
+
+/// The number of draws (parts) per chunk of cases of an entry with `n_out`
+/// result words.
+pub fn parts(n_out: usize) -> usize {
+    n_out.div_ceil(PART_WORDS).max(1)
+}
+
+/// The chunks `(first case, cases)` that cover `count` cases of an entry of
+/// `n_in` input words, each within MAX_DRAW_CASES and the texture's
+/// TEX_WIDTH x TEX_MAX_ROWS words.
+pub fn chunks(n_in: usize, count: usize) -> Vec<(usize, usize)> {
+    let by_words = (TEX_WIDTH * TEX_MAX_ROWS) / n_in.max(1);
+    let per = MAX_DRAW_CASES.min(by_words).max(1);
+    let mut out = Vec::new();
+    let mut first = 0;
+    while first < count {
+        let n = per.min(count - first);
+        out.push((first, n));
+        first += n;
+    }
+    out
+}
+
+/// The texture of a chunk's input words: its height in rows, and the words
+/// padded with zeros to `TEX_WIDTH * rows`.
+pub fn texture(words: &[u32]) -> (usize, Vec<u32>) {
+    let rows = words.len().div_ceil(TEX_WIDTH).max(1);
+    let mut t = words.to_vec();
+    t.resize(rows * TEX_WIDTH, 0);
+    (rows, t)
+}
+
+/// Puts one draw's captured words (`cases * PART_WORDS`, interleaved as
+/// VARYINGS) into `out`, the entry's results (`n_out` words per case, from
+/// case `first`), for part `part`.
+pub fn scatter(captured: &[u32], first: usize, cases: usize, n_out: usize, part: usize, out: &mut [u64]) {
+    let lo = part * PART_WORDS;
+    let hi = (lo + PART_WORDS).min(n_out);
+    for i in 0..cases {
+        for k in lo..hi {
+            out[(first + i) * n_out + k] = u64::from(captured[i * PART_WORDS + (k - lo)]);
+        }
+    }
+}
+
+/// The uniforms of a draw: `aether_params` (cases, opaque zero, bits of
+/// 1.0, 0).
+pub fn params(cases: usize) -> [u32; 4] {
+    [cases as u32, 0, crate::exec::ONE_BITS, 0]
+}
+
+/// A check module written by hand in this convention, for the executors' own
+/// tests (the generated one is `aether_generator::targets::glsl`'s): entry
+/// `t_add` (2 words in, 1 out: the f32 sum of the two, bits), entry `t_wide`
+/// (1 word in, 40 out: word k is the input plus k, so a second part is
+/// needed), entry `t_bits` (2 in, 2 out: the words unchanged and XORed).
+pub fn toy_module() -> CheckModule {
+    use aether_generator::targets::shared::check::CheckEntry;
+    let entry = |name: &str, n_in: usize, n_out: usize| CheckEntry {
+        entry: name.into(),
+        c_name: name.into(),
+        family: name.into(),
+        shape: "scalar".into(),
+        elem: "f32".into(),
+        n_in,
+        n_out,
+        workgroup_size: 1,
+        cases_per_workgroup: 1,
+        random: true,
+        max_random: None,
+    };
+    let source = r#"
+uniform highp usampler2D aether_in;
+uniform highp uvec4 aether_params;
+uniform highp uint aether_part;
+flat out highp uvec4 aether_o0;
+flat out highp uvec4 aether_o1;
+flat out highp uvec4 aether_o2;
+flat out highp uvec4 aether_o3;
+flat out highp uvec4 aether_o4;
+flat out highp uvec4 aether_o5;
+flat out highp uvec4 aether_o6;
+flat out highp uvec4 aether_o7;
+uint aether_r[32];
+uint aether_word(uint k) { return texelFetch(aether_in, ivec2(int(k % 4096u), int(k / 4096u)), 0).r; }
+void aether_put(uint k, uint w) { uint lo = aether_part * 32u; if (k >= lo && k - lo < 32u) { aether_r[k - lo] = w; } }
+void aether_emit() {
+    aether_o0 = uvec4(aether_r[0], aether_r[1], aether_r[2], aether_r[3]);
+    aether_o1 = uvec4(aether_r[4], aether_r[5], aether_r[6], aether_r[7]);
+    aether_o2 = uvec4(aether_r[8], aether_r[9], aether_r[10], aether_r[11]);
+    aether_o3 = uvec4(aether_r[12], aether_r[13], aether_r[14], aether_r[15]);
+    aether_o4 = uvec4(aether_r[16], aether_r[17], aether_r[18], aether_r[19]);
+    aether_o5 = uvec4(aether_r[20], aether_r[21], aether_r[22], aether_r[23]);
+    aether_o6 = uvec4(aether_r[24], aether_r[25], aether_r[26], aether_r[27]);
+    aether_o7 = uvec4(aether_r[28], aether_r[29], aether_r[30], aether_r[31]);
+}
+void t_add() {
+    uint base = uint(gl_VertexID) * 2u;
+    float a = uintBitsToFloat(aether_word(base));
+    float b = uintBitsToFloat(aether_word(base + 1u));
+    aether_put(0u, floatBitsToUint(a + b) ^ aether_params.y);
+}
+void t_wide() {
+    uint x = aether_word(uint(gl_VertexID));
+    for (uint k = 0u; k < 40u; k++) { aether_put(k, x + k); }
+}
+void t_bits() {
+    uint base = uint(gl_VertexID) * 2u;
+    uint a = aether_word(base);
+    uint b = aether_word(base + 1u);
+    aether_put(0u, a);
+    aether_put(1u, a ^ b);
+}
+"#;
+    CheckModule { source: source.into(), entries: vec![entry("t_add", 2, 1), entry("t_wide", 1, 40), entry("t_bits", 2, 2)] }
+}
+
+/// The toy module's expected results for `inputs` of entry `entry`.
+pub fn toy_expected(entry: usize, inputs: &[u64]) -> Vec<u64> {
+    match entry {
+        0 => inputs.chunks(2).map(|w| u64::from((f32::from_bits(w[0] as u32) + f32::from_bits(w[1] as u32)).to_bits())).collect(),
+        1 => inputs.iter().flat_map(|&x| (0..40u64).map(move |k| u64::from((x as u32).wrapping_add(k as u32)))).collect(),
+        _ => inputs.chunks(2).flat_map(|w| [w[0] & 0xffff_ffff, (w[0] ^ w[1]) & 0xffff_ffff]).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_case_once_within_the_texture() {
+        for (n_in, count) in [(1usize, 0usize), (2, 1), (300, 100_000), (1, 10_000_000), (5000, 3)] {
+            let c = chunks(n_in, count);
+            let mut next = 0;
+            for &(first, n) in &c {
+                assert_eq!(first, next);
+                assert!((1..=MAX_DRAW_CASES).contains(&n) && n * n_in <= TEX_WIDTH * TEX_MAX_ROWS);
+                next += n;
+            }
+            assert_eq!(next, count);
+        }
+        assert_eq!(parts(1), 1);
+        assert_eq!(parts(32), 1);
+        assert_eq!(parts(33), 2);
+        assert_eq!(parts(63), 2);
+    }
+
+    #[test]
+    fn scatter_places_each_part() {
+        let n_out = 40;
+        let mut out = vec![0u64; 2 * n_out];
+        let cap0: Vec<u32> = (0..64).collect();
+        let cap1: Vec<u32> = (100..164).collect();
+        scatter(&cap0, 0, 2, n_out, 0, &mut out);
+        scatter(&cap1, 0, 2, n_out, 1, &mut out);
+        assert_eq!(out[0], 0);
+        assert_eq!(out[31], 31);
+        assert_eq!(out[32], 100);
+        assert_eq!(out[39], 107);
+        assert_eq!(out[40], 32);
+        assert_eq!(out[72], 132);
+    }
+}

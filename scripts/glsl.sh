@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The GLSL ES 3.00 check module on both GL stacks, against the Rust reference:
+#
+#   bash scripts/glsl.sh [N] [--report FILE.md]
+#
+# Installs what it lacks on a fresh Debian machine (scripts/glsl-stacks.sh: Chromium for
+# WebGL2 on SwiftShader, Mesa's EGL and GLES for llvmpipe), builds the runner, and runs:
+#   1. every entry on Mesa's GLES 3 (llvmpipe, EGL without a display) and on Chromium's
+#      WebGL2 (ANGLE on SwiftShader, headless) with the corpus and N random inputs (default
+#      20000; at most 2000 per linear-algebra entry and 5000 per kernel over arrays,
+#      glsl::LINALG_CHECK_RANDOM and KERNEL_CHECK_RANDOM): fails when an in-domain case is
+#      outside its band ([bands.glsl]), or, on these stacks that round to nearest, when an
+#      unbounded entry leaves the reference's bits;
+#   2. the negative controls, each of which must change bits (--expect-mismatch), on
+#      NC = min(N/10, 20000) random inputs: no guard on both stacks, in the compensated
+#      functions; the rule mutant $MUTANT (default fold-left) on both stacks (it must change
+#      the 4x4 LU, det_lu and inverse);
+#   3. the core's self-test on both stacks (which stack flushes subnormals is stated by
+#      FLUSHING, default "webgl": SwiftShader flushes, llvmpipe does not), and its controls,
+#      which must make it fail: no guard on both stacks, the rule mutant $SELFTEST_MUTANT
+#      (default comp-dropped) on both.
+# Prints the build time and the run time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=20000
+report=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --report)
+        report=(--report "${2:?--report needs a file}")
+        shift 2
+        ;;
+    [0-9]*)
+        N=$1
+        shift
+        ;;
+    *)
+        echo "usage: scripts/glsl.sh [N] [--report FILE.md]" >&2
+        exit 2
+        ;;
+    esac
+done
+NC=$((N / 10 < 20000 ? N / 10 : 20000))
+MUTANT=${MUTANT:-fold-left}
+SELFTEST_MUTANT=${SELFTEST_MUTANT:-comp-dropped}
+FLUSHING=${FLUSHING:-webgl}
+
+# shellcheck source=scripts/glsl-stacks.sh
+source scripts/glsl-stacks.sh
+glsl_stacks
+
+t0=$(date +%s)
+if [ -n "${AETHER_RUNNER_BIN:-}" ]; then
+    bin=$AETHER_RUNNER_BIN
+else
+    cargo build -q --profile test -p aether-runner
+    bin=target/debug/aether-runner
+fi
+[ -x "$bin" ] || { echo "glsl: no runner at $bin" >&2; exit 2; }
+t1=$(date +%s)
+echo "glsl: built the runner in $((t1 - t0)) s"
+status=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+echo "glsl: both stacks, corpus and $N random inputs per entry"
+"$bin" glsl --stack all --random "$N" "${report[@]}" || status=1
+
+control() { # name stack grep-pattern args...: runs a control that must change bits
+    local name=$1 stack=$2 want=$3 rc=0
+    shift 3
+    "$bin" glsl --stack "$stack" --random "$NC" --expect-mismatch "$@" >"$log/$name.txt" 2>&1 || rc=$?
+    grep -E '^expect-mismatch:' "$log/$name.txt" | cut -c1-400 || true
+    if [ "$rc" -ne 0 ]; then
+        echo "glsl: FAIL: the control $name ($*) on $stack changes no bit (exit $rc)"
+        tail -n 20 "$log/$name.txt"
+        status=1
+    elif [ -n "$want" ] && ! grep -Eq "^  changed: ($want)" "$log/$name.txt"; then
+        echo "glsl: FAIL: the control $name on $stack does not change the functions it must ($want)"
+        status=1
+    else
+        echo "glsl: the control $name on $stack changes bits, as it must"
+    fi
+}
+control guard-none all 'aether_[a-z0-9_]*(two_sum|neumaier|combine|reduce|sum_array|dot_array|lanes)' --guard none
+if [ "$MUTANT" = fold-left ]; then
+    control "mutant-$MUTANT" all 'aether_mat4f_(lu|det_lu|inverse)' --mutant "$MUTANT"
+else
+    control "mutant-$MUTANT" all '' --mutant "$MUTANT"
+fi
+
+selftest() { # name args...
+    local name=$1 rc=0
+    shift
+    "$bin" glsl-selftest "$@" >"$log/$name.txt" 2>&1 || rc=$?
+    grep -E '^(selftest|FAIL)' "$log/$name.txt" || true
+    if [ "$rc" -ne 0 ]; then
+        echo "glsl: FAIL: the self-test ($name) did not report as expected (exit $rc)"
+        tail -n 5 "$log/$name.txt"
+        status=1
+    else
+        echo "glsl: the self-test ($name) reports as expected"
+    fi
+}
+flush=()
+for s in $FLUSHING; do flush+=(--expect-flush "$s"); done
+selftest core --stack all "${flush[@]}"
+selftest guard-none --stack all --guard none --expect-fail "${flush[@]}"
+selftest "mutant-$SELFTEST_MUTANT" --stack all --mutant "$SELFTEST_MUTANT" --expect-fail "${flush[@]}"
+
+t2=$(date +%s)
+echo "glsl: ran in $((t2 - t1)) s (build $((t1 - t0)) s); status $status"
+exit "$status"
