@@ -5,8 +5,9 @@
 # checks (which install cmake, pkg-config and gcc-multilib when missing), and the CUDA core's
 # static checks (which install nvcc from PyPI when it is missing), and the
 # WGSL core on two WebGPU stacks (which installs lavapipe, SwiftShader and
-# Dawn for Node when missing), and the OpenCL core on PoCL (which installs
-# pocl-opencl-icd when missing).
+# Dawn for Node when missing), the OpenCL core on PoCL (which installs
+# pocl-opencl-icd when missing), and the GLSL ES core on two GL stacks (which
+# installs Chromium, Mesa's EGL and GLES, and glslang when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +33,13 @@ export NVCC AETHER_REQUIRE_NVCC=1
 source scripts/wgsl-stacks.sh
 wgsl_stacks
 export AETHER_REQUIRE_WGSL=1
+
+# The two GL stacks (Mesa's GLES on llvmpipe, Chromium's WebGL2 on SwiftShader) and glslang:
+# the runner's GLSL tests run on them and must not skip here.
+# shellcheck source=scripts/glsl-stacks.sh
+source scripts/glsl-stacks.sh
+glsl_stacks
+export AETHER_REQUIRE_GLSL=1
 
 # PoCL (OpenCL 3.0 on this CPU) and the ICD loader: the OpenCL core's device
 # test runs on it and must not skip here.
@@ -164,6 +172,11 @@ c_lane=(
     # controls (contraction on, -cl-fast-relaxed-math refused, -cl-denorms-are-zero named, the
     # fp64-free build).
     "bash scripts/opencl.sh 25000"
+    # The GLSL ES core on Mesa's GLES (llvmpipe) and Chromium's WebGL2 (SwiftShader): the corpus
+    # and 10^4 random inputs per f32 callable against the reference under [bands.glsl], the
+    # self-test on both, and the negative controls (no guard, a rule mutant; the self-test of
+    # an unguarded or mutant core). docs/reports/glsl.md is the 10^6 run.
+    "bash scripts/glsl.sh 10000"
 )
 t0=$SECONDS
 lane "$tmp/rust.log" "${rust_lane[@]}" &

@@ -1012,7 +1012,8 @@ impl Target for GlslTarget {
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
         let witnesses = selftest_witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
-        Ok(vec![Output::new("glsl_core/aether_core.glsl", core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?)])
+        let out = vec![Output::new("glsl_core/aether_core.glsl", core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?)];
+        Ok(out)
     }
 }
 
