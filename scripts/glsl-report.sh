@@ -6,7 +6,7 @@
 # Every entry of the GLSL ES check module with the corpus and N random inputs (default
 # 1000000) on Mesa's GLES 3 (llvmpipe) and Chromium's WebGL2 (SwiftShader), in groups of
 # callables (so the inputs and reference results of one group are in memory at a time),
-# then scripts/glsl.sh 100000 for the self-test and the negative controls. Writes FILE
+# then scripts/glsl.sh 20000 for the self-test and the negative controls. Writes FILE
 # (default docs/reports/glsl.md) only when every run passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +52,7 @@ for g in "${groups[@]}"; do
     grep -E '^(gles|webgl):' "$work/$g.txt"
 done
 t1=$(date +%s)
-AETHER_RUNNER_BIN=$bin bash scripts/glsl.sh 100000 >"$work/controls.txt" 2>&1 || {
+AETHER_RUNNER_BIN=$bin bash scripts/glsl.sh 20000 >"$work/controls.txt" 2>&1 || {
     tail -n 40 "$work/controls.txt"
     echo "glsl-report: FAIL in scripts/glsl.sh"
     exit 1
