@@ -21,6 +21,12 @@
 #      compensated witnesses without it: the unguarded module changes only its elementary
 #      functions, which are banded), the rule mutant $SELFTEST_MUTANT (default comp-dropped)
 #      on both.
+#   4. the predicates' integer forms (glsl_core/aether_predicate.glsl, i64 in two uint limbs)
+#      on both stacks: the corpus and the proof's sweep (3e6 near-parallel int16, N int32
+#      bands, 1e4 within one ulp, N random int64, the 18.9e6 reduced-domain combinations on
+#      llvmpipe, N + N band quadruples) and the predicates' self-test, every answer the golden
+#      one; and the limb controls on llvmpipe (the add's carry dropped, the wide product's
+#      middle carry dropped), each of which must make answers wrong.
 # Prints the build time and the run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -110,6 +116,15 @@ for s in $FLUSHING; do flush+=(--expect-flush "$s"); done
 selftest core --stack all "${flush[@]}"
 selftest guard-none --stack gles --guard none --expect-fail "${flush[@]}"
 selftest "mutant-$SELFTEST_MUTANT" --stack all --mutant "$SELFTEST_MUTANT" --expect-fail "${flush[@]}"
+
+# The reduced domain's 18.9 million combinations run on llvmpipe here (SwiftShader needs about
+# a minute more for them on two cores).
+"$bin" predicates --stack gles --random "$N" 2>&1 || status=1
+"$bin" predicates --stack webgl --random "$N" --no-reduced 2>&1 || status=1
+for c in carry wide-mul; do
+    "$bin" predicates --stack gles --random "$NC" --control "$c" >"$log/pred-$c.txt" 2>&1 || { cat "$log/pred-$c.txt"; echo "glsl: FAIL: the predicate control $c"; status=1; }
+    grep -E '^predicates control' "$log/pred-$c.txt" || true
+done
 
 t2=$(date +%s)
 echo "glsl: ran in $((t2 - t1)) s (build $((t1 - t0)) s); status $status"

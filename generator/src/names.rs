@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn names() {
         assert!(check_local("theta", "a step").is_ok());
-        assert!(check_local("int", "a step").unwrap_err().contains("reserved by target c, cuda, opencl ("));
+        assert!(check_local("int", "a step").unwrap_err().contains("reserved by target c, cuda, glsl, opencl ("));
         assert!(check_local("sample", "a step").is_ok(), "no target reserves it");
         assert!(check_local("threadIdx", "a step").unwrap_err().contains("reserved by target cuda ("));
         assert!(keywords("wgsl").contains(&"let") && !keywords("c").contains(&"let"));

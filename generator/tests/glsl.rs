@@ -73,3 +73,29 @@ fn the_core_and_the_check_module_compile_as_glsl_es_300() {
         r.unwrap_or_else(|e| panic!("the check module:\n{e}"));
     }
 }
+
+#[test]
+fn the_predicate_library_and_its_check_module_compile_as_glsl_es_300() {
+    let model = model();
+    let root = aether_generator::default_root();
+    let lib = std::fs::read_to_string(root.join("glsl_core/aether_predicate.glsl")).unwrap();
+    assert_eq!(lib, glsl::predicates::glsl(&model, &aether_generator::output::banner(&model)), "glsl_core/aether_predicate.glsl is stale");
+    if let Some(r) = glslang("predicate", &shader(&lib, &[])) {
+        r.unwrap_or_else(|e| panic!("glsl_core/aether_predicate.glsl:\n{e}"));
+    }
+    let module = glsl::predicates::glsl_check_module(&model);
+    let preds = &model.spec.predicates;
+    for p in &preds.predicates {
+        let e = module.entries.iter().find(|e| e.family == p.name).unwrap_or_else(|| panic!("{}: no entry", p.name));
+        let n_in: usize = p.params.iter().map(|q| glsl::predicates::glsl_words(q.ty)).sum();
+        assert_eq!((e.n_in, e.n_out), (n_in, 1), "{}", e.entry);
+    }
+    let mut calls: Vec<String> = module.entries.iter().map(|e| e.entry.clone()).collect();
+    for c in &calls {
+        assert!(module.source.contains(&format!("void {c}() {{")), "{c}: no entry function");
+    }
+    calls.push("aether_emit".into());
+    if let Some(r) = glslang("predicate-module", &shader(&module.source, &calls)) {
+        r.unwrap_or_else(|e| panic!("the predicates' check module:\n{e}"));
+    }
+}

@@ -8,6 +8,7 @@
 //! clang (C99, every warning an error; the batches also with AVX2), the
 //! headers from C++, OpenCL C with clang's OpenCL front end (1.2 and 3.0),
 //! WGSL with naga (the core files and the check modules the runner builds),
+//! GLSL ES 3.00 with glslang (the core and its check module),
 //! and the CUDA core, batches and checks with nvcc when one is found
 //! (`common::nvcc`).
 //!
@@ -402,6 +403,25 @@ fn a_spec_of_generated_names_compiles_everywhere() {
         }
     } else {
         println!("names: no naga here (cargo install naga-cli); the WGSL was not validated");
+    }
+    if common::have("glslangValidator") {
+        compiled.push("glslang (GLSL ES 3.00)".into());
+        // The core and the check module as vertex shaders, every entry called (the runner's
+        // main calls one): a spec name GLSL reserves (`out`, `in`) is renamed there.
+        let glsl = dir.join("glsl_check");
+        std::fs::create_dir_all(&glsl).unwrap();
+        let module = aether_generator::targets::glsl::check_module(&model, &lowered, Guard::Bits);
+        let mut calls: Vec<String> = module.entries.iter().map(|e| format!("    {}();", e.entry)).collect();
+        calls.push("    aether_emit();".into());
+        let head = "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp usampler2D;\n";
+        let core = std::fs::read_to_string(dir.join("glsl_core/aether_core.glsl")).unwrap();
+        std::fs::write(glsl.join("core.vert"), format!("{head}{core}\nvoid main() {{ gl_Position = vec4(0.0); }}\n")).unwrap();
+        std::fs::write(glsl.join("check.vert"), format!("{head}{}\nvoid main() {{\n{}\n}}\n", module.source, calls.join("\n"))).unwrap();
+        for file in ["glsl_check/core.vert", "glsl_check/check.vert"] {
+            jobs.push(job(format!("glslangValidator {file}"), Path::new("glslangValidator"), &[file], &dir));
+        }
+    } else {
+        println!("names: no glslangValidator here (apt-get install glslang-tools); the GLSL ES was not validated");
     }
     match common::nvcc() {
         Some(nvcc) => {

@@ -22,9 +22,11 @@
 //! `aether-runner df64 [--stack wgpu|dawn|all] [--random N] [--guard bits|none|opaque-one]
 //! [--only S] [--report FILE]`: the f64 functions in df64 (`runner::df64`).
 //!
-//! `aether-runner predicates [--stack wgpu|dawn|all] [--random N]`: the
-//! predicates' integer forms (i64 in u32 limbs) on each stack, on the corpus
-//! and the proof's sweep, against the golden reference.
+//! `aether-runner predicates [--stack wgpu|dawn|all|gles|webgl|glsl-all] [--random N]
+//! [--no-reduced] [--control carry|wide-mul]`: the predicates' integer forms
+//! (i64 in u32 limbs; the WGSL module on wgpu and dawn, the GLSL ES one on gles
+//! and webgl) on each stack, on the corpus and the proof's sweep, against the
+//! golden reference.
 //!
 //! Exit status: 0 when every in-domain case is within its band (with
 //! `--expect-mismatch`: when, on every stack, at least one function stops

@@ -1,6 +1,8 @@
-//! The predicates' integer forms on the WGSL stacks (`aether-runner
+//! The predicates' integer forms on the WGSL and GL stacks (`aether-runner
 //! predicates`): the check module of `targets::wgsl::predicates::wgsl_check_module`
-//! (every i64 in two u32 limbs) on the corpus and on the proof's sweep
+//! on the WebGPU stacks, of `targets::glsl::predicates::glsl_check_module` on
+//! the GL ones (both: every i64 in two u32 limbs, the same words per
+//! argument), on the corpus and on the proof's sweep
 //! (`predicate_corpus::sweep`), each answer against the golden reference.
 
 use std::time::Instant;
@@ -8,19 +10,24 @@ use std::time::Instant;
 use aether_generator::model::Model;
 use aether_generator::predicate::PTy;
 use aether_generator::predicate_corpus::{self, SweepClass};
+use aether_generator::targets::glsl::predicates::glsl_check_module;
 use aether_generator::targets::shared::check::CheckModule;
-use aether_generator::targets::wgsl::predicates::{wgsl_check_module, wgsl_words};
+use aether_generator::targets::shared::predicates::limb_words;
+use aether_generator::targets::wgsl::predicates::wgsl_check_module;
 
 use crate::exec::{Executor, Job};
+use crate::lang::Lang;
 
 /// Cases per job: 2^21 cases of up to 6 words stay far below WebGPU's
-/// default 128 MiB storage binding.
+/// default 128 MiB storage binding (a GL executor draws a job in chunks of
+/// its own, `glsl_draw::chunks`).
 const CHUNK: usize = 1 << 21;
 
-/// The words of one case: each argument as the check module reads it.
+/// The words of one case: each argument as the check module reads it (the
+/// same in WGSL and GLSL ES).
 fn words(types: &[PTy], args: &[i64], out: &mut Vec<u64>) {
     for (t, a) in types.iter().zip(args) {
-        if wgsl_words(*t) == 2 {
+        if limb_words(*t) == 2 {
             out.push(u64::from(*a as u64 as u32));
             out.push((*a as u64) >> 32);
         } else {
@@ -48,11 +55,29 @@ pub const CONTROLS: [(&str, &str, &str, &str); 2] = [
     ("wide-mul", "the 32 x 32-bit product without the carry of its middle column", " + (mid >> 16u));", ");"),
 ];
 
-/// The check module, with a control's edit applied.
-pub fn module(model: &Model, control: Option<&str>) -> Result<CheckModule, String> {
-    let mut m = wgsl_check_module(model);
+/// The same controls in the GLSL ES module's spelling.
+pub const GLSL_CONTROLS: [(&str, &str, &str, &str); 2] = [
+    ("carry", "aether_i64_add without the carry out of the low word", "a.y + b.y + ((lo < a.x) ? 1u : 0u)", "a.y + b.y"),
+    ("wide-mul", "the 32 x 32-bit product without the carry of its middle column", " + (mid >> 16u));", ");"),
+];
+
+/// The controls of a language's module.
+pub fn controls(lang: Lang) -> &'static [(&'static str, &'static str, &'static str, &'static str)] {
+    match lang {
+        Lang::Wgsl => &CONTROLS,
+        Lang::Glsl => &GLSL_CONTROLS,
+    }
+}
+
+/// The check module of a language, with a control's edit applied.
+pub fn module(lang: Lang, model: &Model, control: Option<&str>) -> Result<CheckModule, String> {
+    let mut m = match lang {
+        Lang::Wgsl => wgsl_check_module(model),
+        Lang::Glsl => glsl_check_module(model),
+    };
     if let Some(name) = control {
-        let (_, _, from, to) = CONTROLS.iter().find(|c| c.0 == name).ok_or_else(|| format!("no control `{name}` (carry, wide-mul)"))?;
+        let (_, _, from, to) =
+            controls(lang).iter().find(|c| c.0 == name).ok_or_else(|| format!("no control `{name}` (carry, wide-mul)"))?;
         if !m.source.contains(from) {
             return Err(format!("control {name}: `{from}` is not in the module (the limb helpers changed: update the control)"));
         }
@@ -61,9 +86,9 @@ pub fn module(model: &Model, control: Option<&str>) -> Result<CheckModule, Strin
     Ok(m)
 }
 
-/// Runs the corpus and the sweep on one stack (a control: the self-test and
-/// the corpus only; `no_reduced`: without the 18.9 million reduced-domain
-/// combinations).
+/// Runs the corpus and the sweep on one stack, with the module of its
+/// language (a control: the self-test and the corpus only; `no_reduced`:
+/// without the 18.9 million reduced-domain combinations).
 pub fn run(
     exec: &mut dyn Executor,
     model: &Model,
@@ -72,7 +97,8 @@ pub fn run(
     control: Option<&str>,
     no_reduced: bool,
 ) -> Result<Vec<Line>, String> {
-    let module: CheckModule = module(model, control)?;
+    let lang = Lang::of_stack(exec.stack());
+    let module: CheckModule = module(lang, model, control)?;
     let preds = &model.spec.predicates;
     let mut lines = Vec::new();
     let st = module.entries.iter().position(|e| e.entry == "check_predicate_selftest").ok_or("no self-test entry")?;
@@ -87,7 +113,7 @@ pub fn run(
     });
     let mut one = |name: &str, class: &str, arity: usize, chunks: &mut dyn Iterator<Item = Vec<i64>>| -> Result<(), String> {
         let p = preds.predicate(name).ok_or_else(|| format!("no predicate {name}"))?;
-        let entry = module.entries.iter().position(|e| e.family == name).ok_or_else(|| format!("{name}: no WGSL entry"))?;
+        let entry = module.entries.iter().position(|e| e.family == name).ok_or_else(|| format!("{name}: no {} entry", lang.title()))?;
         let types: Vec<PTy> = p.params.iter().map(|q| q.ty).collect();
         let reference = predicate_corpus::reference(name).ok_or_else(|| format!("{name}: no reference"))?;
         let (mut count, mut bad, mut first) = (0, 0, None);
@@ -123,9 +149,11 @@ pub fn run(
     Ok(lines)
 }
 
-/// `aether-runner predicates [--stack wgpu|dawn|all] [--random N] [--control
-/// NAME] [--no-reduced]`: true when every answer on every stack is the golden one (with a
-/// control: when some answer on every stack is wrong).
+/// `aether-runner predicates [--stack wgpu|dawn|all|gles|webgl|glsl-all] [--random N]
+/// [--control NAME] [--no-reduced]`: true when every answer on every stack is the golden one
+/// (with a control: when some answer on every stack is wrong). `all` is the WebGPU stacks (the
+/// WGSL module), `glsl-all` the GL stacks (the GLSL ES module); a stack's name picks its
+/// language's module (`Lang::of_stack`).
 pub fn main(args: &[String]) -> Result<bool, String> {
     let mut stacks: Vec<String> = crate::STACKS.iter().map(|s| s.to_string()).collect();
     let mut random = 100_000usize;
@@ -136,16 +164,18 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         match a.as_str() {
             "--stack" => {
                 let v = it.next().ok_or("--stack needs a value")?;
-                if v != "all" {
-                    stacks = vec![v.clone()];
-                }
+                stacks = match v.as_str() {
+                    "all" => crate::STACKS.iter().map(|s| s.to_string()).collect(),
+                    "glsl-all" => crate::GLSL_STACKS.iter().map(|s| s.to_string()).collect(),
+                    _ => vec![v.clone()],
+                };
             }
             "--random" => random = it.next().and_then(|v| v.parse().ok()).ok_or("--random needs a count")?,
             "--control" => control = Some(it.next().ok_or("--control needs a name")?.clone()),
             "--no-reduced" => no_reduced = true,
             other => {
                 return Err(format!(
-                    "unknown option `{other}` (aether-runner predicates [--stack wgpu|dawn|all] [--random N] [--control carry|wide-mul])"
+                    "unknown option `{other}` (aether-runner predicates [--stack wgpu|dawn|all|gles|webgl|glsl-all] [--random N] [--control carry|wide-mul] [--no-reduced])"
                 ))
             }
         }
@@ -167,7 +197,10 @@ pub fn main(args: &[String]) -> Result<bool, String> {
     for stack in &stacks {
         let t = Instant::now();
         let mut exec = crate::open(stack).map_err(|e| format!("{stack}: {e}"))?;
-        println!("predicates on {stack} ({}): the integer forms, i64 in u32 limbs", exec.adapter());
+        match Lang::of_stack(stack) {
+            Lang::Wgsl => println!("predicates on {stack} ({}): the integer forms, i64 in u32 limbs", exec.adapter()),
+            Lang::Glsl => println!("predicates on {stack} ({}): the integer forms in GLSL ES 3.00, i64 in uint limbs", exec.adapter()),
+        }
         let mut wrong = 0;
         for l in run(exec.as_mut(), &model, &corpus, random, control.as_deref(), no_reduced)? {
             wrong += l.disagreements;
@@ -184,7 +217,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         match &control {
             None => ok &= wrong == 0,
             Some(c) => {
-                let what = CONTROLS.iter().find(|x| x.0 == c).map_or("", |x| x.1);
+                let what = controls(Lang::of_stack(stack)).iter().find(|x| x.0 == c).map_or("", |x| x.1);
                 println!(
                     "predicates control {c} ({what}) on {stack}: {wrong} wrong answers{}",
                     if wrong > 0 { ", as it must" } else { ": FAIL, the control changes nothing" }

@@ -11,8 +11,8 @@
 //! `inout` parameter (copied in and out: the same bits, since no routine
 //! passes one array twice); where WGSL runs a kernel across a workgroup this
 //! core runs the same schedule in one invocation (the lanes in an array).
-//! The f64 functions (df64) and the integer predicates are not in this core
-//! yet.
+//! The integer predicates are `predicates.rs` (every i64 in two `uint`
+//! limbs); the f64 functions (df64) are not in this core yet.
 //!
 //! The check module (`check_module`): the core, then the draw's bindings
 //!   uniform highp usampler2D aether_in;   // the draw's input words, R32UI
@@ -40,6 +40,8 @@ use crate::targets::shared::shader::{self, f32_type, ShaderFunction, ShaderStruc
 use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
 use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
+pub mod predicates;
+
 /// The key of the GLSL core's band table, `[bands.glsl]`.
 pub const BANDS: &str = "glsl";
 
@@ -47,6 +49,63 @@ const CORE_TEMPLATE: &str = include_str!("../../../../templates/glsl/aether_core
 const CONTRACT_TEMPLATE: &str = include_str!("../../../../templates/glsl/contract.md.j2");
 /// The ULP distance, for consumers' own tests.
 const ULP_GLSL: &str = include_str!("../../../../templates/glsl/ulp.glsl");
+
+/// The words GLSL ES reserves that this core never uses itself: a spec name
+/// equal to one is renamed here (`rename_reserved`) instead of refused for
+/// every target.
+const RENAMED: &str = include_str!("renamed.txt");
+
+/// The prefix of a renamed word (the spec's names never start with
+/// `aether`, so no renamed word meets a spec name).
+pub const RENAMED_PREFIX: &str = "aether_kw_";
+
+/// Whether `word` is one GLSL ES reserves and this core renames.
+pub fn is_renamed(word: &str) -> bool {
+    RENAMED.lines().filter(|l| !l.trim_start().starts_with('#')).flat_map(str::split_whitespace).any(|w| w == word)
+}
+
+/// GLSL ES text with every identifier that GLSL ES reserves and the core does
+/// not use (`renamed.txt`: `in`, `out`, `input`, `sample`, ...) prefixed with
+/// RENAMED_PREFIX, outside comments: a spec's parameter, step, component or
+/// array may take such a name (it is only C's or another language's word).
+pub fn rename_reserved(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            let end = text[i..].find('\n').map_or(b.len(), |k| i + k);
+            out.push_str(&text[i..end]);
+            i = end;
+        } else if b[i..].starts_with(b"/*") {
+            let end = text[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2);
+            out.push_str(&text[i..end]);
+            i = end;
+        } else if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &text[start..i];
+            if is_renamed(word) {
+                out.push_str(RENAMED_PREFIX);
+            }
+            out.push_str(word);
+        } else if b[i].is_ascii_digit() {
+            // A number's letters (0x7fu, 1e5) are no identifier.
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                i += 1;
+            }
+            out.push_str(&text[start..i]);
+        } else {
+            let ch = text[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
 
 /// The result words one draw returns per case (the runner's
 /// `glsl_draw::PART_WORDS`: 8 `uvec4` varyings).
@@ -367,7 +426,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
         guard => format!("{guard:?}"),
         functions,
     };
-    render("glsl/aether_core.glsl.j2", CORE_TEMPLATE, &ctx)
+    Ok(rename_reserved(&render("glsl/aether_core.glsl.j2", CORE_TEMPLATE, &ctx)?))
 }
 
 /// Statements that bind every parameter of `f` by name, input word `k`
@@ -605,7 +664,9 @@ pub fn selftest_module(model: &Model, lowered: &[Function], guard: Guard, witnes
 pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness]) -> CheckModule {
     let Some(t) = f32_type(model) else { return CheckModule { source: String::new(), entries: Vec::new() } };
     let core = core_source(model, lowered, "// aether check module", guard, witnesses).expect("the GLSL template renders");
-    let mut src = vec![core, String::new(), DRAW_BINDINGS.trim_end().to_string()];
+    // The core is renamed already; the entries are renamed below, the
+    // draw's bindings (which use `out` and `flat` as GLSL does) are not.
+    let mut src = Vec::new();
     let mut entries = Vec::new();
     for f in lowered.iter().filter(|f| f.elem == t.name) {
         let name = model.c_name(f);
@@ -656,12 +717,13 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
         entries.push(e);
     }
     src.push(String::new());
-    CheckModule { source: src.join("\n"), entries }
+    let source = [core, String::new(), DRAW_BINDINGS.trim_end().to_string(), rename_reserved(&src.join("\n"))].join("\n");
+    CheckModule { source, entries }
 }
 
 /// The draw's bindings and word helpers (the convention of
 /// `runner/src/glsl_draw.rs`).
-const DRAW_BINDINGS: &str = r#"
+pub(crate) const DRAW_BINDINGS: &str = r#"
 // The draw (runner/src/glsl_draw.rs): case gl_VertexID reads its input
 // words from aether_in (R32UI, 4096 texels a row) and returns the result
 // words of window aether_part (32 words) through transform feedback.
@@ -847,20 +909,15 @@ fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &
                 body.push(format!("uint n = {n}u;"));
                 body.push(format!("float value[{n}];"));
                 body.push(format!("float comp[{n}];"));
-                body.push(format!("float out_[{n}];"));
+                body.push(format!("float out[{n}];"));
                 body.push(format!(
                     "for (uint aether_k = 0u; aether_k < {n}u; aether_k++) {{ value[aether_k] = {}; comp[aether_k] = {}; }}",
                     rd("aether_base + aether_k"),
                     rd(&format!("aether_base + {n}u + aether_k"))
                 ));
-                body.extend(crate::targets::shared::stmt::block(
-                    &sp,
-                    model,
-                    t,
-                    &kernels::resolve_body(model, k, &sp, &|a| Arr::local(if a == "out" { "out_" } else { a })),
-                ));
+                body.extend(crate::targets::shared::stmt::block(&sp, model, t, &kernels::resolve_body(model, k, &sp, &|a| Arr::local(a))));
                 body.push(format!(
-                    "for (uint aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_put(aether_k, floatBitsToUint(out_[aether_k])); }}"
+                    "for (uint aether_k = 0u; aether_k < {n}u; aether_k++) {{ aether_put(aether_k, floatBitsToUint(out[aether_k])); }}"
                 ));
                 (2 * n, n)
             }
@@ -1012,7 +1069,9 @@ impl Target for GlslTarget {
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
         let witnesses = selftest_witnesses(model, &|name| corpus.iter().find(|f| f.c_name == name).map(|f| f.cases.clone()));
-        let out = vec![Output::new("glsl_core/aether_core.glsl", core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?)];
+        let mut out =
+            vec![Output::new("glsl_core/aether_core.glsl", core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?)];
+        out.push(Output::new("glsl_core/aether_predicate.glsl", predicates::glsl(model, banner)));
         Ok(out)
     }
 }
@@ -1020,6 +1079,16 @@ impl Target for GlslTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reserved_words_are_renamed_outside_comments_only() {
+        let text = "// in and out\nfloat f(float out, float input) { /* out */ return out + input + 1e5 + float(0x7fu); }\n";
+        assert_eq!(
+            rename_reserved(text),
+            "// in and out\nfloat f(float aether_kw_out, float aether_kw_input) { /* out */ return aether_kw_out + aether_kw_input + 1e5 + float(0x7fu); }\n"
+        );
+        assert!(is_renamed("sample") && !is_renamed("float") && !is_renamed("continue") && !is_renamed("inout"));
+    }
 
     #[test]
     fn literals_are_exact() {

@@ -2,7 +2,8 @@
 //! typed steps (`expr`, `steps`), which a target spells through `Spell`: the
 //! C family in `c_family::predicates` (both forms; OpenCL C the golden ones
 //! only under `cl_khr_fp64`), WGSL in its folder (the integer forms, every
-//! i64 in two u32 limbs, since it has neither binary64 nor a 64-bit integer).
+//! i64 in two u32 limbs, since it has neither binary64 nor a 64-bit integer),
+//! GLSL ES 3.00 in its folder (the same limbs, as a `uvec2`).
 
 use std::fmt::Write;
 
@@ -109,6 +110,21 @@ pub fn clz_types(preds: &Predicates) -> Vec<IntTy> {
         Form::BOTH.iter().for_each(|f| see(p.body(*f)));
     }
     out
+}
+
+/// Words of one argument where an i64 is two u32 limbs (low, high), as in
+/// the WGSL and GLSL ES check modules; anything else one.
+pub fn limb_words(t: PTy) -> usize {
+    match t {
+        PTy::Int(t) if t.bits == 64 => 2,
+        _ => 1,
+    }
+}
+
+/// A comment block (`/* .. */`, one or more lines) as `//` line comments,
+/// one per line, each ending in a newline.
+pub fn line_comments(c: &str) -> String {
+    c.lines().map(|l| format!("// {}\n", l.trim_start_matches("/*").trim_end_matches("*/").trim())).collect()
 }
 
 /// The 64-bit signed integer type.

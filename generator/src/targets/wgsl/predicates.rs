@@ -8,7 +8,7 @@ use std::fmt::Write;
 use crate::dsl::{BinOp, BitOp};
 use crate::model::Model;
 use crate::predicate::{FTy, Form, IntTy, PTy};
-use crate::targets::shared::predicates::{doc_comment, helper_name, predicate_name, steps, Spell, I64};
+use crate::targets::shared::predicates::{doc_comment, helper_name, limb_words, line_comments, predicate_name, steps, Spell, I64};
 
 // ---------------------------------------------------------------------- WGSL
 
@@ -173,9 +173,7 @@ pub fn wgsl(model: &Model, banner: &str) -> String {
     let preds = &model.spec.predicates;
     let sp = WSpell;
     let mut s = String::new();
-    for l in banner.lines() {
-        let _ = writeln!(s, "// {}", l.trim_start_matches("/*").trim_end_matches("*/").trim());
-    }
+    s.push_str(&line_comments(banner));
     s.push_str(
         "// The spec's predicates, integer forms: no floating point and no 64-bit integer, so they run
 // on every WebGPU device; each returns the answer of the frozen floating-point (golden) form on
@@ -186,8 +184,6 @@ pub fn wgsl(model: &Model, banner: &str) -> String {
     );
     s.push_str(WGSL_LIMBS);
     s.push('\n');
-    let line_comment =
-        |c: String| c.lines().map(|l| format!("// {}\n", l.trim_start_matches("/*").trim_end_matches("*/").trim())).collect::<String>();
     for f in &preds.functions {
         let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.ty(p.ty))).collect();
         let _ = writeln!(s, "// {}", f.doc);
@@ -199,7 +195,7 @@ pub fn wgsl(model: &Model, banner: &str) -> String {
         if p.uses_float(preds, Form::Integer) {
             continue;
         }
-        s.push_str(&line_comment(doc_comment(p, Form::Integer)));
+        s.push_str(&line_comments(&doc_comment(p, Form::Integer)));
         let params: Vec<String> = p.params.iter().map(|q| format!("{}: {}", q.name, sp.ty(q.ty))).collect();
         let _ = writeln!(s, "fn {}({}) -> bool {{", predicate_name(&p.name, Form::Integer), params.join(", "));
         s.push_str(&steps(&sp, Form::Integer, p.body(Form::Integer), "    ").replace("/* ", "// ").replace(" */", ""));
@@ -247,10 +243,7 @@ fn wgsl_selftest(model: &Model) -> String {
 /// Words of one argument in the WGSL check module: an i64 is two (low,
 /// high), anything else one.
 pub fn wgsl_words(t: PTy) -> usize {
-    match t {
-        PTy::Int(t) if t.bits == 64 => 2,
-        _ => 1,
-    }
+    limb_words(t)
 }
 
 /// The WGSL check module of the predicates' integer forms, in the binding
