@@ -6,7 +6,8 @@
 # Every entry of the GLSL ES check module with the corpus and N random inputs (default
 # 1000000) on Mesa's GLES 3 (llvmpipe) and Chromium's WebGL2 (SwiftShader), in groups of
 # callables (so the inputs and reference results of one group are in memory at a time),
-# then scripts/glsl.sh 20000 for the self-test and the negative controls. Writes FILE
+# then scripts/glsl.sh 20000 for the self-test, the negative controls and the integer
+# predicates. Writes FILE
 # (default docs/reports/glsl.md) only when every run passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,7 +85,7 @@ t2=$(date +%s)
     echo "## The self-test and the negative controls"
     echo
     echo '```'
-    grep -E '^(selftest|expect-mismatch|glsl:)' "$work/controls.txt" | cut -c1-600
+    grep -E '^(selftest|expect-mismatch|glsl:|predicates)' "$work/controls.txt" | cut -c1-600
     echo '```'
     for g in "${groups[@]}"; do
         echo
