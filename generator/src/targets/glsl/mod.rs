@@ -1059,8 +1059,11 @@ impl Target for GlslTarget {
         } else {
             Vec::new()
         };
+        // The per-operation accuracy the table states (or inherits by `like`).
+        let ops = model.spec.bands.iter().find(|b| b.target == BANDS).map(|b| b.ops);
         let ctx = context! {
             bands => rows,
+            ops => ops.map(|o| context! { add_sub_mul => o.add_sub_mul, div => o.div, sqrt => o.sqrt }),
             linalg_domain => crate::bands::domain_text(crate::bands::LINALG_DOMAIN),
             array_domain => crate::bands::domain_text(crate::bands::ARRAY_KERNEL_DOMAIN),
         };
