@@ -329,7 +329,7 @@ static __inline__ double aether_ieee_sqrt_f64(double x)
 #endif
 
 /* The contract this file was generated from (see aether_contract_id()). */
-#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
+#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
 
 AETHER_API const char *aether_contract_id(void)
 {

@@ -72,7 +72,7 @@
 /* The contract's fingerprint: the spec's name, version and the md5 of its canonical form
    (every function's operations; not its comments). aether_contract_id() returns the one the
    object was generated with; they are equal when header and object come from the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
+#define AETHER_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
 
 #include <stddef.h>
 #include <stdint.h>

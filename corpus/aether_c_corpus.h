@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"

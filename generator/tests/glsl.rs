@@ -99,3 +99,36 @@ fn the_predicate_library_and_its_check_module_compile_as_glsl_es_300() {
         r.unwrap_or_else(|e| panic!("the predicates' check module:\n{e}"));
     }
 }
+
+/// The df64 core and its check module compile as GLSL ES 3.00, the check
+/// module has an entry per df64 function with twice the reference's input
+/// words, and the renorm sites are WGSL's (one printer places both; each
+/// audit reads its own language).
+#[test]
+fn the_df64_core_and_its_check_module_compile_and_wrap_wgsl_s_sites() {
+    use aether_generator::targets::wgsl;
+    let model = model();
+    let root = aether_generator::default_root();
+    let spec = aether_generator::df64::of(&model).unwrap();
+    let core = std::fs::read_to_string(root.join("glsl_core/aether_df64.glsl")).unwrap();
+    let a = glsl::df64::audit(&core, spec);
+    let w = wgsl::df64::audit(&std::fs::read_to_string(root.join("wgsl_core/aether_df64.wgsl")).unwrap(), spec);
+    assert_eq!(a, w, "the GLSL and WGSL df64 cores wrap different sites");
+    assert!(a.unwrapped_loads.is_empty() && a.needless.is_empty() && a.wrapped > 50, "{a:?}");
+    if let Some(r) = glslang("df64", &shader(&core, &[])) {
+        r.unwrap_or_else(|e| panic!("glsl_core/aether_df64.glsl:\n{e}"));
+    }
+    let module = glsl::df64::check_module(&model, &model.lowered(), Guard::Bits);
+    assert_eq!(module.entries.len(), spec.functions(&model.lowered()).len());
+    for e in &module.entries {
+        assert!(module.source.contains(&format!("void {}() {{", e.entry)), "{}: no entry function", e.entry);
+        if let Some(n_in) = aether_reference::flat::input_words(&e.family, &e.shape, "f64") {
+            assert_eq!(2 * n_in, e.n_in, "{}: input words", e.entry);
+        }
+    }
+    let mut calls: Vec<String> = module.entries.iter().map(|e| e.entry.clone()).collect();
+    calls.push("aether_emit".into());
+    if let Some(r) = glslang("df64-module", &shader(&module.source, &calls)) {
+        r.unwrap_or_else(|e| panic!("the df64 check module:\n{e}"));
+    }
+}

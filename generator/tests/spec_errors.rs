@@ -363,18 +363,18 @@ fn malformed_specs_get_exact_messages() {
         ("[bands.opencl_relaxed]", "[bands.opencl_relaxed_2]", 0, "bands.opencl_relaxed_2", stated_for_2.as_str()),
         // df64 is for a target that prints it and lacks binary64.
         (
-            "targets = [\"wgsl\"]",
+            "targets = [\"wgsl\", \"glsl\"]",
             "targets = [\"c\"]",
             0,
             "df64.targets",
-            "`c`: df64 is printed by the targets without binary64 that print it (wgsl)",
+            "`c`: df64 is printed by the targets without binary64 that print it (wgsl, glsl)",
         ),
         (
-            "targets = [\"wgsl\"]",
+            "targets = [\"wgsl\", \"glsl\"]",
             "targets = [\"wgsl\", \"metal\"]",
             0,
             "df64.targets",
-            "`metal`: df64 is printed by the targets without binary64 that print it (wgsl)",
+            "`metal`: df64 is printed by the targets without binary64 that print it (wgsl, glsl)",
         ),
         // Each band table states its target's accuracy per operation.
         (

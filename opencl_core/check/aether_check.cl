@@ -47,7 +47,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4"
+#define AETHER_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u

@@ -1,5 +1,6 @@
 //! `aether-runner df64`: the f64 functions in df64 on the WGSL stacks
-//! (`wgsl_core/aether_df64.wgsl`, the check module of `targets::wgsl::df64`).
+//! (`wgsl_core/aether_df64.wgsl`, the check module of `targets::wgsl::df64`)
+//! and on the GL stacks (`glsl_core/aether_df64.glsl`, `targets::glsl::df64`).
 //!
 //! Per function, on the corpus and N random inputs: the device's pairs
 //! against the host df64 (the same tree, each rounded operation the
@@ -8,7 +9,10 @@
 //! bound the generator composes from the stated operation bounds
 //! (`Df64Spec::running_bound`). Cases outside the domain are counted by
 //! reason. Then the probes (each built so that the contract's f32 function
-//! fails it), computed on the device and loaded from storage.
+//! fails it), computed on the device and loaded from storage (a texture
+//! fetch in GLSL ES); on the GL stacks also the seed's probe, (1e8 + 0.5) -
+//! 1e8 with the pairs from a uniform block, a plain uniform, an attribute
+//! and computed in the shader.
 //!
 //! `--guard none|opaque-one` runs a control module (the guard removed, or
 //! the opaque-one guard): it must put cases outside the bound. `--no-renorm`
@@ -23,10 +27,10 @@ use aether_generator::df64::{self, Df64Spec, U2};
 use aether_generator::model::{Function, Model};
 use aether_generator::rng::SplitMix64;
 use aether_generator::targets::shared::check::{CheckEntry, CheckModule, Guard};
-use aether_generator::targets::wgsl::df64 as target;
 use aether_reference::df64::Df64;
 
 use crate::exec::{Executor, Job};
+use crate::lang::Lang;
 
 /// Cases per job.
 const CHUNK: usize = 1 << 16;
@@ -281,6 +285,37 @@ const BATCH_WORDS: usize = 1 << 26;
 
 // ------------------------------------------------------------------- probes
 
+/// Where a probe's pairs come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum From {
+    /// Formed on the device by aether_df64_add from f32 words of the input.
+    Computed,
+    /// The input words (a storage buffer in WGSL, a texture fetch in GLSL).
+    Loaded,
+    /// GLSL ES: the uniform block `aether_probe_block` (glsl_draw's bound words).
+    Block,
+    /// GLSL ES: the plain uniform `aether_probe_u`.
+    Uniform,
+    /// GLSL ES: the vertex attributes `aether_probe_a0..3`.
+    Attribute,
+}
+
+impl From {
+    fn name(self) -> &'static str {
+        match self {
+            From::Computed => "computed",
+            From::Loaded => "loaded",
+            From::Block => "uniform block",
+            From::Uniform => "plain uniform",
+            From::Attribute => "attribute",
+        }
+    }
+    /// The pairs travel as the job's bound words, not its inputs.
+    fn bound(self) -> bool {
+        matches!(self, From::Block | From::Uniform | From::Attribute)
+    }
+}
+
 /// A probe: df64 results the device computes from `inputs` (binary64
 /// values, loaded as pairs, or for the computed probes f32 words added on
 /// the device), the exact value of each, and the contract's f32 function on
@@ -288,13 +323,15 @@ const BATCH_WORDS: usize = 1 << 26;
 struct Probe {
     name: &'static str,
     what: &'static str,
-    /// Computed on the device (from f32 words) or loaded (pairs).
-    computed: bool,
+    from: From,
     /// The values: pairs when loaded; when computed, f32 (big, small) pairs
     /// whose sums the device forms.
     inputs: Vec<f64>,
-    /// The WGSL statements: `r` an array of `n` results.
+    /// The statements in WGSL and GLSL ES (empty: not run in that language):
+    /// `r` an array of `n` results; `p` the loaded pairs, `i` the computed
+    /// probes' f32 words.
     wgsl: String,
+    glsl: String,
     n: usize,
     /// The host df64 of each result, from the model's own functions.
     host: fn(&Model, &[f64]) -> Vec<Df64>,
@@ -304,6 +341,15 @@ struct Probe {
     /// The tolerance's scale: the inputs' largest magnitude (a difference,
     /// whose error df64 has in units of its operands), else the results'.
     by_inputs: bool,
+}
+
+impl Probe {
+    fn body(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::Wgsl => &self.wgsl,
+            Lang::Glsl => &self.glsl,
+        }
+    }
 }
 
 fn call(model: &Model, family: &str, shape: &str, args: &[u64]) -> Vec<u64> {
@@ -337,6 +383,47 @@ fn sums() -> Vec<f64> {
 /// small f32 word (the big ones in i[0..3], the small in i[3..6]).
 const COMPUTED_LANES: &str = "let a = aether_vec3d(aether_df64_add(aether_df64(i[0], 0.0), aether_df64(i[3], 0.0)), \
     aether_df64_add(aether_df64(i[1], 0.0), aether_df64(i[4], 0.0)), aether_df64_add(aether_df64(i[2], 0.0), aether_df64(i[5], 0.0)));";
+const COMPUTED_LANES_GLSL: &str = "aether_vec3d a = aether_vec3d(aether_df64_add(vec2(i[0], 0.0), vec2(i[3], 0.0)), \
+    aether_df64_add(vec2(i[1], 0.0), vec2(i[4], 0.0)), aether_df64_add(vec2(i[2], 0.0), vec2(i[5], 0.0)));";
+
+/// The seed's probe in GLSL ES: the pairs `a` and `b` (bound by the caller),
+/// `a - b` by the core's aether_vec2d_sub (lane x; lane y 0 - 0).
+const SEED_GLSL: &str = "r[0] = aether_vec2d_sub(aether_vec2d(a, vec2(0.0, 0.0)), aether_vec2d(b, vec2(0.0, 0.0))).x;";
+
+/// The seed's values: 1e8 + 0.5 (the pair (1e8, 0.5)) and 1e8.
+const SEED: [f64; 2] = [1e8 + 0.5, 1e8];
+
+fn seed_host(m: &Model, _: &[f64]) -> Vec<Df64> {
+    vec![Df64::from_word(call(m, "sub", "vec2", &dw(&[SEED[0], 0.0, SEED[1], 0.0]))[0])]
+}
+
+fn seed_plain(_: &[f64]) -> Vec<f32> {
+    vec![flat32("sub", "vec2", &[SEED[0], 0.0, SEED[1], 0.0])[0]]
+}
+
+/// The seed's probe with its pairs from `from` (a GLSL ES source of two
+/// vec4 components: `src.xy` is 1e8 + 0.5, `src.zw` is 1e8).
+fn seed(name: &'static str, what: &'static str, from: From, src: &str) -> Probe {
+    let (inputs, bind) = match from {
+        From::Computed => {
+            (vec![1e8, 0.5], "vec2 a = aether_df64_add(vec2(i[0], 0.0), vec2(i[1], 0.0));\nvec2 b = vec2(i[0], 0.0);".to_string())
+        }
+        _ => (SEED.to_vec(), format!("vec2 a = {src}.xy;\nvec2 b = {src}.zw;")),
+    };
+    Probe {
+        name,
+        what,
+        from,
+        inputs,
+        wgsl: String::new(),
+        glsl: format!("{bind}\n{SEED_GLSL}"),
+        n: 1,
+        host: seed_host,
+        exact: |_| vec![0.5],
+        plain: seed_plain,
+        by_inputs: true,
+    }
+}
 
 fn probes() -> Vec<Probe> {
     let sub_loaded = |m: &Model, x: &[f64]| call(m, "sub", "vec3", &dw(x)).into_iter().map(Df64::from_word).collect();
@@ -344,11 +431,15 @@ fn probes() -> Vec<Probe> {
         Probe {
             name: "sub_computed",
             what: "(1e8 + 0.5, 3e7 + 0.25, 7e8 + 0.125) - (1e8, 3e7, 7e8), each lane's sum formed on the device by aether_df64_add",
-            computed: true,
+            from: From::Computed,
             inputs: BIG.iter().chain(SMALL.iter()).copied().collect(),
             wgsl: format!(
                 "{COMPUTED_LANES}\nlet b = aether_vec3d(aether_df64(i[0], 0.0), aether_df64(i[1], 0.0), aether_df64(i[2], 0.0));\n\
                  let d = aether_vec3d_sub(a, b);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;"
+            ),
+            glsl: format!(
+                "{COMPUTED_LANES_GLSL}\naether_vec3d b = aether_vec3d(vec2(i[0], 0.0), vec2(i[1], 0.0), vec2(i[2], 0.0));\n\
+                 aether_vec3d d = aether_vec3d_sub(a, b);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;"
             ),
             n: 3,
             host: |m, _| {
@@ -362,10 +453,11 @@ fn probes() -> Vec<Probe> {
         },
         Probe {
             name: "sub_loaded",
-            what: "the same difference, the pairs (1e8, 0.5), (3e7, 0.25), (7e8, 0.125) loaded from storage",
-            computed: false,
+            what: "the same difference, the pairs (1e8, 0.5), (3e7, 0.25), (7e8, 0.125) loaded (WGSL: storage; GLSL ES: a texture fetch)",
+            from: From::Loaded,
             inputs: [sums(), BIG.to_vec()].concat(),
             wgsl: "let d = aether_vec3d_sub(aether_vec3d(p[0], p[1], p[2]), aether_vec3d(p[3], p[4], p[5]));\nr[0] = d.x; r[1] = d.y; r[2] = d.z;".into(),
+            glsl: "aether_vec3d d = aether_vec3d_sub(aether_vec3d(p[0], p[1], p[2]), aether_vec3d(p[3], p[4], p[5]));\nr[0] = d.x; r[1] = d.y; r[2] = d.z;".into(),
             n: 3,
             host: sub_loaded,
             exact: |_| SMALL.to_vec(),
@@ -375,12 +467,17 @@ fn probes() -> Vec<Probe> {
         Probe {
             name: "loran_loaded",
             what: "a hyperbolic position's difference of two nearly equal distances |p - s1| - |p - s2|, about 1.5e7 each, loaded",
-            computed: false,
+            from: From::Loaded,
             inputs: vec![0.3, 0.7, 0.0, 1.5e7 + 0.25, 2e6 + 0.5, 1e3, 2e6 + 0.75, 1.5e7 + 0.125, 1e3 + 0.5],
             wgsl: "let q = aether_vec3d(p[0], p[1], p[2]);\n\
                    let d1 = aether_vec3d_norm(aether_vec3d_sub(q, aether_vec3d(p[3], p[4], p[5])));\n\
                    let d2 = aether_vec3d_norm(aether_vec3d_sub(q, aether_vec3d(p[6], p[7], p[8])));\n\
                    r[0] = aether_vec2d_sub(aether_vec2d(d1, aether_df64(0.0, 0.0)), aether_vec2d(d2, aether_df64(0.0, 0.0))).x;"
+                .into(),
+            glsl: "aether_vec3d q = aether_vec3d(p[0], p[1], p[2]);\n\
+                   vec2 d1 = aether_vec3d_norm(aether_vec3d_sub(q, aether_vec3d(p[3], p[4], p[5])));\n\
+                   vec2 d2 = aether_vec3d_norm(aether_vec3d_sub(q, aether_vec3d(p[6], p[7], p[8])));\n\
+                   r[0] = aether_vec2d_sub(aether_vec2d(d1, vec2(0.0, 0.0)), aether_vec2d(d2, vec2(0.0, 0.0))).x;"
                 .into(),
             n: 1,
             host: |m, x| {
@@ -404,9 +501,10 @@ fn probes() -> Vec<Probe> {
         Probe {
             name: "div_loaded",
             what: "(1e8 + 0.5, 3e7 + 0.25, 7e8 + 0.125) / (1e8 + 0.25), loaded (the contract's reciprocal, then a product per lane)",
-            computed: false,
+            from: From::Loaded,
             inputs: [sums(), vec![1e8 + 0.25]].concat(),
             wgsl: "let d = aether_vec3d_div(aether_vec3d(p[0], p[1], p[2]), p[3]);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;".into(),
+            glsl: "aether_vec3d d = aether_vec3d_div(aether_vec3d(p[0], p[1], p[2]), p[3]);\nr[0] = d.x; r[1] = d.y; r[2] = d.z;".into(),
             n: 3,
             host: |m, x| call(m, "div", "vec3", &dw(x)).into_iter().map(Df64::from_word).collect(),
             exact: |x| flat64("div", "vec3", x),
@@ -416,9 +514,10 @@ fn probes() -> Vec<Probe> {
         Probe {
             name: "norm_loaded",
             what: "|(1e8 + 0.5, 3e7 + 0.25, 7e8 + 0.125)|, loaded: a sqrt of a sum of squares carrying low words",
-            computed: false,
+            from: From::Loaded,
             inputs: sums(),
             wgsl: "r[0] = aether_vec3d_norm(aether_vec3d(p[0], p[1], p[2]));".into(),
+            glsl: "r[0] = aether_vec3d_norm(aether_vec3d(p[0], p[1], p[2]));".into(),
             n: 1,
             host: |m, x| call(m, "norm", "vec3", &dw(x)).into_iter().map(Df64::from_word).collect(),
             exact: |x| flat64("norm", "vec3", x),
@@ -428,15 +527,20 @@ fn probes() -> Vec<Probe> {
         Probe {
             name: "norm_computed",
             what: "the same norm, each lane formed on the device by aether_df64_add",
-            computed: true,
+            from: From::Computed,
             inputs: BIG.iter().chain(SMALL.iter()).copied().collect(),
             wgsl: format!("{COMPUTED_LANES}\nr[0] = aether_vec3d_norm(a);"),
+            glsl: format!("{COMPUTED_LANES_GLSL}\nr[0] = aether_vec3d_norm(a);"),
             n: 1,
             host: |m, _| call(m, "norm", "vec3", &dw(&sums())).into_iter().map(Df64::from_word).collect(),
             exact: |_| flat64("norm", "vec3", &sums()),
             plain: |_| flat32("norm", "vec3", &sums()),
             by_inputs: false,
         },
+        seed("seed_block", "the seed's (1e8 + 0.5) - 1e8, the pairs (1e8, 0.5) and (1e8, 0) from a uniform block", From::Block, "aether_probe_b[0]"),
+        seed("seed_uniform", "the same, the pairs from a plain uniform", From::Uniform, "aether_probe_u[0]"),
+        seed("seed_attribute", "the same, the pairs from a vertex attribute", From::Attribute, "aether_probe_a0"),
+        seed("seed_computed", "the same, 1e8 + 0.5 formed in the shader by aether_df64_add", From::Computed, ""),
     ]
 }
 
@@ -446,45 +550,96 @@ fn tolerance(scale: &[f64]) -> f64 {
     64.0 * U2 * scale.iter().fold(0.0f64, |m, x| m.max(x.abs()))
 }
 
+/// The GLSL ES declarations of the bound words' three sources
+/// (`glsl_draw`'s convention), which the seed's probes read.
+const GLSL_BOUND: &str = "
+layout(std140) uniform aether_probe_block {
+    highp vec4 aether_probe_b[4];
+};
+uniform highp vec4 aether_probe_u[4];
+in highp vec4 aether_probe_a0;
+in highp vec4 aether_probe_a1;
+in highp vec4 aether_probe_a2;
+in highp vec4 aether_probe_a3;
+";
+
+/// How a probe entry spells its declarations and words in one language.
+struct EntrySpelling {
+    head: String,
+    decl_r: String,
+    decl_i: String,
+    decl_p: String,
+    word_i: fn(usize) -> String,
+    word_p: fn(usize) -> String,
+    /// Result word `w` from `r[w / 2]`.
+    put: fn(usize) -> String,
+}
+
+/// The entry of probe `p` in `lang`.
+fn probe_entry(lang: Lang, p: &Probe) -> String {
+    let k = p.inputs.len();
+    let sp = match lang {
+        Lang::Wgsl => EntrySpelling {
+            head: format!("\n@compute @workgroup_size(1)\nfn check_df64_probe_{}() {{\n    aether_df64_check_guard();", p.name),
+            decl_r: format!("var r: array<aether_df64, {}>;", p.n),
+            decl_i: format!("var i: array<f32, {k}>;"),
+            decl_p: format!("var p: array<aether_df64, {k}>;"),
+            word_i: |j| format!("i[{j}] = bitcast<f32>(aether_in[{}u]);", 2 * j),
+            word_p: |j| format!("p[{j}] = aether_df64_in({}u);", 2 * j),
+            put: |w| format!("aether_out[{w}u] = bitcast<u32>(r[{}].{});", w / 2, if w % 2 == 0 { "x" } else { "y" }),
+        },
+        Lang::Glsl => EntrySpelling {
+            head: format!("\nvoid check_df64_probe_{}() {{\n    aether_check_guard();", p.name),
+            decl_r: format!("vec2 r[{}];", p.n),
+            decl_i: format!("float i[{k}];"),
+            decl_p: format!("vec2 p[{k}];"),
+            word_i: |j| format!("i[{j}] = uintBitsToFloat(aether_word({}u));", 2 * j),
+            word_p: |j| format!("p[{j}] = aether_df64_in({}u);", 2 * j),
+            put: |w| format!("aether_put({w}u, floatBitsToUint(r[{}].{}));", w / 2, if w % 2 == 0 { "x" } else { "y" }),
+        },
+    };
+    let EntrySpelling { head, decl_r, decl_i, decl_p, word_i, word_p, put } = sp;
+    let mut s = format!("{head}\n");
+    let mut lines = vec![decl_r];
+    match p.from {
+        From::Computed => {
+            lines.push(decl_i);
+            lines.extend((0..k).map(word_i));
+        }
+        From::Loaded => {
+            lines.push(decl_p);
+            lines.extend((0..k).map(word_p));
+        }
+        _ => {}
+    }
+    lines.extend(p.body(lang).lines().map(String::from));
+    lines.extend((0..2 * p.n).map(put));
+    for l in lines {
+        let _ = writeln!(s, "    {l}");
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The probes a language runs.
+fn probes_of(lang: Lang) -> Vec<Probe> {
+    probes().into_iter().filter(|p| !p.body(lang).is_empty()).collect()
+}
+
 /// Adds the probes' entries to a module.
-fn with_probes(mut m: CheckModule) -> CheckModule {
-    for p in probes() {
-        let n_in = 2 * p.inputs.len();
-        let mut s = String::new();
-        let _ = writeln!(s, "\n@compute @workgroup_size(1)\nfn check_df64_probe_{}() {{", p.name);
-        let _ = writeln!(s, "    aether_df64_check_guard();");
-        let _ = writeln!(s, "    var r: array<aether_df64, {}>;", p.n);
-        if p.computed {
-            let _ = writeln!(s, "    var i: array<f32, {}>;", p.inputs.len());
-            for k in 0..p.inputs.len() {
-                let _ = writeln!(s, "    i[{k}] = bitcast<f32>(aether_in[{}u]);", 2 * k);
-            }
-        } else {
-            let _ = writeln!(s, "    var p: array<aether_df64, {}>;", p.inputs.len());
-            for k in 0..p.inputs.len() {
-                let _ = writeln!(s, "    p[{k}] = aether_df64_in({}u);", 2 * k);
-            }
-        }
-        for l in p.wgsl.lines() {
-            let _ = writeln!(s, "    {l}");
-        }
-        for k in 0..p.n {
-            let _ = writeln!(
-                s,
-                "    aether_out[{}u] = bitcast<u32>(r[{k}].x);\n    aether_out[{}u] = bitcast<u32>(r[{k}].y);",
-                2 * k,
-                2 * k + 1
-            );
-        }
-        s.push_str("}\n");
-        m.source.push_str(&s);
+fn with_probes(lang: Lang, mut m: CheckModule) -> CheckModule {
+    if lang == Lang::Glsl {
+        m.source.push_str(GLSL_BOUND);
+    }
+    for p in probes_of(lang) {
+        m.source.push_str(&probe_entry(lang, &p));
         m.entries.push(CheckEntry {
             entry: format!("check_df64_probe_{}", p.name),
             c_name: format!("probe_{}", p.name),
             family: "probe".into(),
             shape: String::new(),
             elem: "f64".into(),
-            n_in,
+            n_in: if p.from.bound() { 0 } else { 2 * p.inputs.len() },
             n_out: 2 * p.n,
             workgroup_size: 1,
             cases_per_workgroup: 1,
@@ -495,22 +650,48 @@ fn with_probes(mut m: CheckModule) -> CheckModule {
     m
 }
 
+/// One probe's result on a stack.
+#[derive(Debug, Clone)]
+pub struct ProbeResult {
+    pub name: &'static str,
+    pub from: &'static str,
+    /// The device's df64 equals the host's, within the tolerance of the exact
+    /// value, and the contract's f32 is outside it.
+    pub pass: bool,
+    pub device: Vec<f64>,
+}
+
 /// Runs the probes; true when each passes (device = host df64, within the
 /// tolerance of the exact value) and the contract's f32 fails each.
-fn run_probes(exec: &mut dyn Executor, model: &Model, module: &CheckModule, log: &mut String) -> Result<bool, String> {
-    let mut ok = true;
-    for p in probes() {
+fn run_probes(
+    exec: &mut dyn Executor,
+    lang: Lang,
+    model: &Model,
+    module: &CheckModule,
+    log: &mut String,
+) -> Result<Vec<ProbeResult>, String> {
+    let mut results = Vec::new();
+    for p in probes_of(lang) {
         let at = module.entries.iter().position(|e| e.entry == format!("check_df64_probe_{}", p.name)).ok_or("no probe entry")?;
         let mut w = Vec::new();
-        if p.computed {
-            for x in &p.inputs {
-                w.push(u64::from((*x as f32).to_bits()));
-                w.push(0);
+        let job = match p.from {
+            From::Computed => {
+                for x in &p.inputs {
+                    w.push(u64::from((*x as f32).to_bits()));
+                    w.push(0);
+                }
+                Job::new(module, at, w)
             }
-        } else {
-            job_words(&dw(&p.inputs), &mut w);
-        }
-        let out = exec.run(module, &[Job::new(module, at, w)]).map_err(|x| format!("{}: {x}", exec.stack()))?;
+            From::Loaded => {
+                job_words(&dw(&p.inputs), &mut w);
+                Job::new(module, at, w)
+            }
+            _ => {
+                job_words(&dw(&p.inputs), &mut w);
+                Job::without_inputs(at, 1).with_bound(w.iter().map(|&x| x as u32).collect())
+            }
+        };
+        let out = exec.run(module, &[job]).map_err(|x| format!("{}: {x}", exec.stack()))?;
         let dev: Vec<Df64> = out[0].chunks(2).map(|c| Df64::from_word(c[0] | (c[1] << 32))).collect();
         let host = (p.host)(model, &p.inputs);
         let exact = (p.exact)(&p.inputs);
@@ -520,19 +701,19 @@ fn run_probes(exec: &mut dyn Executor, model: &Model, module: &CheckModule, log:
         let f32_err = plain.iter().zip(&exact).fold(0.0f64, |m, (d, x)| m.max((f64::from(*d) - x).abs()));
         let same = dev == host;
         let pass = same && dev_err <= tol && f32_err > tol;
-        ok &= pass;
+        let device: Vec<f64> = dev.iter().map(|d| d.to_f64()).collect();
         let _ = writeln!(
             log,
-            "  probe {} ({}): {}: device {:?} (the host df64's: {same}), error {dev_err:.3e}; the contract's f32 {:?}, error {f32_err:.3e}; tolerance {tol:.3e}: {}",
+            "  probe {} ({}): {}: device {device:?} (the host df64's: {same}), error {dev_err:.3e}; the contract's f32 {:?}, error {f32_err:.3e}; tolerance {tol:.3e}: {}",
             p.name,
-            if p.computed { "computed" } else { "loaded" },
+            p.from.name(),
             p.what,
-            dev.iter().map(|d| d.to_f64()).collect::<Vec<_>>(),
             plain,
             if pass { "ok, and f32 fails it" } else { "FAIL" }
         );
+        results.push(ProbeResult { name: p.name, from: p.from.name(), pass, device });
     }
-    Ok(ok)
+    Ok(results)
 }
 
 /// One stack's run as markdown: the summary lines, a table of every
@@ -595,9 +776,11 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         match a.as_str() {
             "--stack" => {
                 let v = it.next().ok_or("--stack needs a value")?;
-                if v != "all" {
-                    stacks = vec![v.clone()];
-                }
+                stacks = match v.as_str() {
+                    "all" => crate::STACKS.iter().map(|s| s.to_string()).collect(),
+                    "glsl-all" => crate::GLSL_STACKS.iter().map(|s| s.to_string()).collect(),
+                    _ => vec![v.clone()],
+                };
             }
             "--random" => random = it.next().and_then(|v| v.parse().ok()).ok_or("--random needs a count")?,
             "--guard" => {
@@ -619,21 +802,26 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         }
     }
     let model = aether_generator::load(&aether_generator::default_root()).map_err(|e| e.to_string())?;
-    let mut module = with_probes(target::check_module(&model, &model.lowered(), guard));
-    if no_renorm {
-        // The loaded-low-word guard removed: where a stack drops a loaded low
-        // word, results change; where none does, nothing changes (renorm is
-        // the identity on the normalised pairs the host loads).
-        let from = "fn aether_df64_renorm(a: aether_df64) -> aether_df64 {\n    return aether_df64_fast_two_sum(a.x, a.y);";
-        if !module.source.contains(from) {
-            return Err("--no-renorm: the renorm operation's text changed: update the control".into());
+    let spec = df64::of(&model).ok_or("the spec has no [df64]")?;
+    // The module of each language, the probes' entries added.
+    let module_of = |lang: Lang| -> Result<CheckModule, String> {
+        let mut module = with_probes(lang, lang.df64_check_module(&model, &model.lowered(), guard));
+        if no_renorm {
+            // The loaded-low-word guard removed: where a stack drops a loaded
+            // low word, results change; where none does, nothing changes
+            // (renorm is the identity on the normalised pairs the host loads).
+            module.source = lang
+                .df64_without_renorm(&module.source, spec)
+                .ok_or("--no-renorm: the renorm operation's text changed: update the control")?;
         }
-        module.source = module.source.replacen(from, "fn aether_df64_renorm(a: aether_df64) -> aether_df64 {\n    return a;", 1);
-    }
+        Ok(module)
+    };
     let mut ok = true;
     let mut text = String::new();
     for stack in &stacks {
         let t = Instant::now();
+        let lang = Lang::of_stack(stack);
+        let module = module_of(lang)?;
         let mut exec = crate::open(stack).map_err(|e| format!("{stack}: {e}"))?;
         let mut log = String::new();
         let _ = writeln!(log, "df64 on {stack} ({}), guard {guard:?}: the corpus and {random} random inputs per function", exec.adapter());
@@ -679,7 +867,21 @@ pub fn main(args: &[String]) -> Result<bool, String> {
                 }
             }
         }
-        let probes_ok = if only.is_none() { run_probes(exec.as_mut(), &model, &module, &mut log)? } else { true };
+        let probes = if only.is_none() { run_probes(exec.as_mut(), lang, &model, &module, &mut log)? } else { Vec::new() };
+        let probes_ok = probes.iter().all(|p| p.pass);
+        let seeds: Vec<String> = probes
+            .iter()
+            .filter(|p| p.name.starts_with("seed_"))
+            .map(|p| format!("{} {:?}{}", p.from, p.device, if p.pass { "" } else { " FAIL" }))
+            .collect();
+        if !seeds.is_empty() {
+            let _ = writeln!(
+                log,
+                "df64 seed probe (1e8 + 0.5) - 1e8 on {stack}{}: {} (expected 0.5 each)",
+                if no_renorm { " without the renorm" } else { " with the renorm" },
+                seeds.join(", ")
+            );
+        }
         let _ = writeln!(
             log,
             "df64 on {stack}: {} functions, {cases} cases, {dom} in domain, {ident} identical to the host df64 and {zsign} more but for a zero's sign, {outside} outside the bound; probes {}; {:.1} s",

@@ -5,6 +5,8 @@
 
 use aether_generator::targets::shared::check::{CheckEntry, CheckModule};
 
+use crate::glsl_draw;
+
 /// The most workgroups one dispatch may have in x (WebGPU's
 /// `maxComputeWorkgroupsPerDimension` default, which every stack allows).
 pub const MAX_WORKGROUPS: u32 = 65535;
@@ -43,6 +45,12 @@ pub struct Job {
     pub entry: usize,
     pub count: usize,
     pub inputs: Vec<u64>,
+    /// The GL stacks' bound words: at most [`glsl_draw::BOUND_WORDS`] (the
+    /// bits of 16 f32 values) that the GLES and WebGL executors bind to the
+    /// entry's probe block, probe uniform or probe attributes (the
+    /// convention is [`crate::glsl_draw`]'s); empty for ordinary jobs. The
+    /// WebGPU and OpenCL executors ignore them.
+    pub bound: Vec<u32>,
 }
 
 impl Job {
@@ -51,12 +59,18 @@ impl Job {
     pub fn new(module: &CheckModule, entry: usize, inputs: Vec<u64>) -> Job {
         let n_in = module.entries[entry].n_in;
         let count = inputs.len().checked_div(n_in).unwrap_or(0);
-        Job { entry, count, inputs }
+        Job { entry, count, inputs, bound: Vec::new() }
     }
 
     /// `count` cases of an entry that reads no input words.
     pub fn without_inputs(entry: usize, count: usize) -> Job {
-        Job { entry, count, inputs: Vec::new() }
+        Job { entry, count, inputs: Vec::new(), bound: Vec::new() }
+    }
+
+    /// The job with bound words `words` (at most
+    /// [`glsl_draw::BOUND_WORDS`]; [`check_jobs`] rejects more).
+    pub fn with_bound(self, words: Vec<u32>) -> Job {
+        Job { bound: words, ..self }
     }
 }
 
@@ -136,6 +150,14 @@ pub fn check_jobs(module: &CheckModule, jobs: &[Job]) -> Result<(), Error> {
                 e.n_in
             )));
         }
+        if j.bound.len() > glsl_draw::BOUND_WORDS {
+            return Err(Error::Failed(format!(
+                "entry {}: {} bound words, more than the {} a job may bind",
+                e.entry,
+                j.bound.len(),
+                glsl_draw::BOUND_WORDS
+            )));
+        }
     }
     Ok(())
 }
@@ -175,5 +197,19 @@ mod tests {
         }
         assert_eq!(dispatches(&entry(32, 1), 65536).unwrap().len(), 2);
         assert!(dispatches(&entry(32, 7), 5).is_err());
+    }
+
+    #[test]
+    fn check_jobs_takes_up_to_16_bound_words() {
+        let m = glsl_draw::toy_module();
+        let job = |n: usize| Job::without_inputs(3, 2).with_bound((0..n as u32).collect());
+        assert_eq!(Job::new(&m, 0, vec![1, 2]).bound, Vec::<u32>::new());
+        assert_eq!(Job::without_inputs(3, 1).bound, Vec::<u32>::new());
+        assert_eq!(job(5).bound, vec![0, 1, 2, 3, 4]);
+        assert_eq!((job(5).entry, job(5).count), (3, 2));
+        check_jobs(&m, &[job(0), job(1), job(glsl_draw::BOUND_WORDS)]).unwrap();
+        let err = check_jobs(&m, &[job(0), job(glsl_draw::BOUND_WORDS + 1)]).unwrap_err();
+        let Error::Failed(msg) = err else { panic!("{err:?}") };
+        assert!(msg.contains("t_bound_block") && msg.contains("17 bound words"), "{msg}");
     }
 }

@@ -34,7 +34,7 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr;
 use std::sync::{Mutex, OnceLock};
 
-use aether_generator::targets::shared::check::CheckModule;
+use aether_generator::targets::shared::check::{CheckEntry, CheckModule};
 use libloading::Library;
 
 use crate::exec::{self, Error, Executor, Job};
@@ -102,6 +102,11 @@ const GL_RENDERBUFFER: u32 = 0x8d41;
 const GL_RGBA8: u32 = 0x8058;
 const GL_COLOR_ATTACHMENT0: u32 = 0x8ce0;
 const GL_FRAMEBUFFER_COMPLETE: u32 = 0x8cd5;
+const GL_FLOAT: u32 = 0x1406;
+const GL_ARRAY_BUFFER: u32 = 0x8892;
+const GL_STATIC_DRAW: u32 = 0x88e4;
+const GL_UNIFORM_BUFFER: u32 = 0x8a11;
+const GL_INVALID_INDEX: u32 = 0xffff_ffff;
 
 /// The EGL 1.5 entry points used (EGL's own prototypes: `EGLint` i32,
 /// `EGLBoolean` and `EGLenum` u32, `EGLAttrib` isize).
@@ -188,6 +193,13 @@ struct Gl {
     bind_renderbuffer: unsafe extern "C" fn(u32, u32),
     renderbuffer_storage: unsafe extern "C" fn(u32, u32, i32, i32),
     framebuffer_renderbuffer: unsafe extern "C" fn(u32, u32, u32, u32),
+    get_uniform_block_index: unsafe extern "C" fn(u32, *const c_char) -> u32,
+    uniform_block_binding: unsafe extern "C" fn(u32, u32, u32),
+    uniform4fv: unsafe extern "C" fn(i32, i32, *const f32),
+    get_attrib_location: unsafe extern "C" fn(u32, *const c_char) -> i32,
+    vertex_attrib_pointer: unsafe extern "C" fn(u32, i32, u32, u8, i32, *const c_void),
+    enable_vertex_attrib_array: unsafe extern "C" fn(u32),
+    disable_vertex_attrib_array: unsafe extern "C" fn(u32),
     _lib: Library,
 }
 
@@ -290,6 +302,13 @@ impl Api {
             bind_renderbuffer: sym!(gl_lib, "glBindRenderbuffer"),
             renderbuffer_storage: sym!(gl_lib, "glRenderbufferStorage"),
             framebuffer_renderbuffer: sym!(gl_lib, "glFramebufferRenderbuffer"),
+            get_uniform_block_index: sym!(gl_lib, "glGetUniformBlockIndex"),
+            uniform_block_binding: sym!(gl_lib, "glUniformBlockBinding"),
+            uniform4fv: sym!(gl_lib, "glUniform4fv"),
+            get_attrib_location: sym!(gl_lib, "glGetAttribLocation"),
+            vertex_attrib_pointer: sym!(gl_lib, "glVertexAttribPointer"),
+            enable_vertex_attrib_array: sym!(gl_lib, "glEnableVertexAttribArray"),
+            disable_vertex_attrib_array: sym!(gl_lib, "glDisableVertexAttribArray"),
             _lib: gl_lib,
         };
         Ok(Api { egl, gl })
@@ -463,6 +482,11 @@ pub struct Gles {
     texture: u32,
     feedback: u32,
     query: u32,
+    /// The uniform buffer of a job's bound words (the probe block).
+    probe_block: u32,
+    /// The array buffer of a job's bound words, once per vertex (the probe
+    /// attributes).
+    probe_vertices: u32,
     /// The module source the programs were built from.
     source: String,
     /// The program of each entry of `source`, by entry name.
@@ -503,6 +527,8 @@ impl Gles {
             texture: 0,
             feedback: 0,
             query: 0,
+            probe_block: 0,
+            probe_vertices: 0,
             source: String::new(),
             programs: HashMap::new(),
         };
@@ -594,6 +620,8 @@ impl Gles {
             (gl.gen_vertex_arrays)(1, &mut g.vao);
             (gl.bind_vertex_array)(g.vao);
             (gl.gen_buffers)(1, &mut g.feedback);
+            (gl.gen_buffers)(1, &mut g.probe_block);
+            (gl.gen_buffers)(1, &mut g.probe_vertices);
             (gl.gen_queries)(1, &mut g.query);
             (gl.gen_textures)(1, &mut g.texture);
             (gl.active_texture)(GL_TEXTURE0);
@@ -755,22 +783,108 @@ impl Gles {
         unsafe { (self.api.gl.get_uniform_location)(program, name.as_ptr()) }
     }
 
+    /// Binds a job's bound words to what `program` has active of the probe
+    /// block, uniform and attributes ([`crate::glsl_draw`]); the program is
+    /// in use and the VAO bound. An active block is bound for every job (to
+    /// zeros where the job has no bound words); the uniform and attributes
+    /// only for a job with bound words. The attribute locations enabled,
+    /// which [`Gles::run_job`] disables after the draws; Failed where a job
+    /// has bound words and the program none of the three.
+    fn bind_probe(&self, program: u32, job: &Job, entry: &CheckEntry) -> Result<Vec<u32>, Error> {
+        let gl = &self.api.gl;
+        let words = glsl_draw::padded_bound(&job.bound);
+        let block_name = CString::new(glsl_draw::PROBE_BLOCK).unwrap();
+        // SAFETY: the context is current; a NUL-terminated name.
+        let block = unsafe { (gl.get_uniform_block_index)(program, block_name.as_ptr()) };
+        if block != GL_INVALID_INDEX {
+            // SAFETY: the context is current; `words` holds BOUND_BYTES, which
+            // GL copies; a block index of the program.
+            unsafe {
+                (gl.bind_buffer)(GL_UNIFORM_BUFFER, self.probe_block);
+                (gl.buffer_data)(GL_UNIFORM_BUFFER, glsl_draw::BOUND_BYTES as isize, words.as_ptr().cast(), GL_STATIC_DRAW);
+                (gl.uniform_block_binding)(program, block, glsl_draw::PROBE_BLOCK_BINDING);
+                (gl.bind_buffer_base)(GL_UNIFORM_BUFFER, glsl_draw::PROBE_BLOCK_BINDING, self.probe_block);
+            }
+        }
+        if job.bound.is_empty() {
+            return Ok(Vec::new());
+        }
+        let uniform_name = CString::new(format!("{}[0]", glsl_draw::PROBE_UNIFORM)).unwrap();
+        let attribute_names: Vec<CString> = glsl_draw::PROBE_ATTRIBUTES.iter().map(|a| CString::new(*a).unwrap()).collect();
+        // SAFETY: the context is current; NUL-terminated names.
+        let (uniform, attributes) = unsafe {
+            (
+                (gl.get_uniform_location)(program, uniform_name.as_ptr()),
+                attribute_names.iter().map(|a| (gl.get_attrib_location)(program, a.as_ptr())).collect::<Vec<i32>>(),
+            )
+        };
+        if block == GL_INVALID_INDEX && uniform < 0 && attributes.iter().all(|&a| a < 0) {
+            return Err(Error::Failed(format!(
+                "gles: entry {}: bound words but the program declares no aether_probe_* binding",
+                entry.entry
+            )));
+        }
+        let mut enabled = Vec::new();
+        // SAFETY: the context is current; `words` holds BOUND_WORDS words,
+        // `vertices` the words of `most` vertices, both copied by GL; the
+        // locations are the program's.
+        unsafe {
+            if uniform >= 0 {
+                let floats = words.map(f32::from_bits);
+                (gl.uniform4fv)(uniform, (glsl_draw::BOUND_WORDS / 4) as i32, floats.as_ptr());
+            }
+            if attributes.iter().any(|&a| a >= 0) {
+                let most = glsl_draw::chunks(entry.n_in, job.count).iter().map(|c| c.1).max().unwrap_or(0);
+                let vertices = glsl_draw::bound_vertices(&job.bound, most);
+                (gl.bind_buffer)(GL_ARRAY_BUFFER, self.probe_vertices);
+                (gl.buffer_data)(GL_ARRAY_BUFFER, (vertices.len() * 4) as isize, vertices.as_ptr().cast(), GL_STATIC_DRAW);
+                for (i, &a) in attributes.iter().enumerate() {
+                    if let Ok(a) = u32::try_from(a) {
+                        // The offset of aether_probe_a{i} in a vertex's words, as GL's pointer argument.
+                        let offset = (16 * i) as *const c_void;
+                        (gl.vertex_attrib_pointer)(a, 4, GL_FLOAT, 0, glsl_draw::BOUND_BYTES as i32, offset);
+                        (gl.enable_vertex_attrib_array)(a);
+                        enabled.push(a);
+                    }
+                }
+                (gl.bind_buffer)(GL_ARRAY_BUFFER, 0);
+            }
+        }
+        Ok(enabled)
+    }
+
     fn run_job(&mut self, module: &CheckModule, job: &Job) -> Result<Vec<u64>, Error> {
+        let e = &module.entries[job.entry];
+        if job.count * e.n_out == 0 {
+            return Ok(Vec::new());
+        }
+        let program = self.program(module, job.entry)?;
+        // SAFETY: the context is current; a program of this Gles, the VAO made in `new`.
+        unsafe {
+            (self.api.gl.use_program)(program);
+            (self.api.gl.bind_vertex_array)(self.vao);
+        }
+        let enabled = self.bind_probe(program, job, e)?;
+        let out = self.gl_error(&format!("entry {}: binding the bound words", e.entry)).and_then(|()| self.draw_job(module, job, program));
+        for a in enabled {
+            // SAFETY: the context is current; a location enabled by bind_probe on the bound VAO.
+            unsafe { (self.api.gl.disable_vertex_attrib_array)(a) };
+        }
+        out
+    }
+
+    /// The draws of a job on `program`, which is in use with the job's bound
+    /// words bound.
+    fn draw_job(&self, module: &CheckModule, job: &Job, program: u32) -> Result<Vec<u64>, Error> {
         let e = &module.entries[job.entry];
         let (n_in, n_out) = (e.n_in, e.n_out);
         let mut out = vec![0u64; job.count * n_out];
-        if out.is_empty() {
-            return Ok(out);
-        }
-        let program = self.program(module, job.entry)?;
         let gl = &self.api.gl;
         let (input, params, part_at) =
             (self.uniform(program, c"aether_in"), self.uniform(program, c"aether_params"), self.uniform(program, c"aether_part"));
         // SAFETY: the context is current; a program and objects of this Gles.
         unsafe {
-            (gl.use_program)(program);
             (gl.uniform1i)(input, 0);
-            (gl.bind_vertex_array)(self.vao);
             (gl.bind_framebuffer)(GL_FRAMEBUFFER, self.framebuffer);
             (gl.active_texture)(GL_TEXTURE0);
             (gl.bind_texture)(GL_TEXTURE_2D, self.texture);
@@ -879,6 +993,8 @@ impl Drop for Gles {
                 (gl.delete_renderbuffers)(1, &self.renderbuffer);
                 (gl.delete_textures)(1, &self.texture);
                 (gl.delete_buffers)(1, &self.feedback);
+                (gl.delete_buffers)(1, &self.probe_block);
+                (gl.delete_buffers)(1, &self.probe_vertices);
                 (gl.delete_queries)(1, &self.query);
             }
         }
@@ -964,7 +1080,7 @@ mod tests {
         let got = g.run(&m, &jobs).unwrap();
         assert_eq!(got.len(), jobs.len());
         for (j, r) in jobs.iter().zip(&got) {
-            let want = glsl_draw::toy_expected(j.entry, &j.inputs);
+            let want = glsl_draw::toy_expected(j);
             assert_eq!(r.len(), want.len(), "entry {}", j.entry);
             if let Some(i) = r.iter().zip(&want).position(|(a, b)| a != b) {
                 panic!("entry {}: word {i}: {:#x}, expected {:#x}", m.entries[j.entry].entry, r[i], want[i]);
@@ -989,9 +1105,94 @@ mod tests {
         assert!(msg.contains("t_broken") && msg.contains("no_such_function") && msg.contains("error"), "{msg}");
         // The stack still runs a good module afterwards.
         let good = glsl_draw::toy_module();
-        let inputs = words(2 * 10, 5);
-        let r = g.run(&good, &[Job::new(&good, 2, inputs.clone())]).unwrap();
-        assert_eq!(r[0], glsl_draw::toy_expected(2, &inputs));
+        let job = Job::new(&good, 2, words(2 * 10, 5));
+        let r = g.run(&good, std::slice::from_ref(&job)).unwrap();
+        assert_eq!(r[0], glsl_draw::toy_expected(&job));
+    }
+
+    /// 16 distinct f32 values, none NaN or subnormal (a GPU may canonicalise
+    /// a NaN, llvmpipe flushes subnormals), as bits.
+    fn bound_words() -> Vec<u32> {
+        let v: [f32; 16] = [
+            1e8,
+            0.5,
+            -0.0,
+            3.0e-5,
+            1.0e30,
+            0.0,
+            -2.5,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            -1.0e-30,
+            0.1,
+            -123456.79,
+            f32::INFINITY,
+            1.0 / 3.0,
+            -7.0,
+            1.0,
+        ];
+        v.map(f32::to_bits).to_vec()
+    }
+
+    #[test]
+    fn bound_words_reach_the_block_the_uniform_and_the_attributes() {
+        let Some(mut g) = open() else { return };
+        let m = glsl_draw::toy_module();
+        let bound = bound_words();
+        let mut distinct = bound.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), glsl_draw::BOUND_WORDS);
+        // Each provenance, an ordinary job between them (nothing bound, the
+        // attribute arrays disabled again), and a short list, padded with zeros.
+        let jobs = vec![
+            Job::without_inputs(3, 3).with_bound(bound.clone()),
+            Job::new(&m, 2, words(2 * 5, 7)),
+            Job::without_inputs(4, 3).with_bound(bound.clone()),
+            Job::without_inputs(5, 3).with_bound(bound.clone()),
+            Job::new(&m, 0, floats(2 * 5, 8)),
+            Job::without_inputs(5, 2).with_bound(bound[..5].to_vec()),
+            Job::without_inputs(4, 2).with_bound(bound[11..].to_vec()),
+        ];
+        let got = g.run(&m, &jobs).unwrap();
+        for (j, r) in jobs.iter().zip(&got) {
+            let name = &m.entries[j.entry].entry;
+            assert_eq!(r, &glsl_draw::toy_expected(j), "{name}");
+            if j.bound.len() == glsl_draw::BOUND_WORDS {
+                assert_eq!(r.len(), 3 * glsl_draw::BOUND_WORDS, "{name}");
+                for (case, words) in r.chunks(glsl_draw::BOUND_WORDS).enumerate() {
+                    let words: Vec<u32> = words.iter().map(|&w| w as u32).collect();
+                    assert_eq!(words, bound, "{name}: case {case}");
+                }
+            }
+        }
+        // Jobs without bound words: the attribute arrays were disabled after
+        // the last job, so the attributes read the generic value (0, 0, 0,
+        // 1), not the last job's words; the block is bound to zeros.
+        let r = g.run(&m, &[Job::without_inputs(5, 2), Job::without_inputs(3, 2)]).unwrap();
+        let generic: Vec<u64> = [0, 0, 0, 0x3f80_0000].repeat(2 * 4);
+        assert_eq!(r[0], generic);
+        assert_eq!(r[1], vec![0; 2 * glsl_draw::BOUND_WORDS]);
+    }
+
+    #[test]
+    fn bound_words_without_a_probe_binding_fail() {
+        let Some(mut g) = open() else { return };
+        // t_add reaches neither the probe uniform nor the attributes, which
+        // the linker drops; without the block in the source it has none.
+        let m = glsl_draw::toy_module_without_block();
+        let err = g.run(&m, &[Job::new(&m, 0, vec![1, 2]).with_bound(bound_words())]).unwrap_err();
+        let Error::Failed(msg) = err else { panic!("{err:?}") };
+        assert!(msg.contains("entry t_add: bound words but the program declares no aether_probe_* binding"), "{msg}");
+        // The stack still runs afterwards, the attribute entry of that module too.
+        let job = Job::without_inputs(5, 2).with_bound(bound_words());
+        assert_eq!(g.run(&m, std::slice::from_ref(&job)).unwrap()[0], glsl_draw::toy_expected(&job));
+        // A std140 block is active in every program whose source declares
+        // it (GLES 3.0.6 2.12.6), used or not: in the toy module, t_add has
+        // the block and runs with bound words.
+        let m = glsl_draw::toy_module();
+        let job = Job::new(&m, 0, floats(2 * 4, 3)).with_bound(bound_words());
+        assert_eq!(g.run(&m, std::slice::from_ref(&job)).unwrap()[0], glsl_draw::toy_expected(&job));
     }
 
     /// Prints the limits and the time of a program build and of a full draw
@@ -1012,7 +1213,7 @@ mod tests {
         }
         let n = glsl_draw::MAX_DRAW_CASES;
         let job = Job::new(&m, 0, floats(2 * n, 9));
-        let want = glsl_draw::toy_expected(0, &job.inputs);
+        let want = glsl_draw::toy_expected(&job);
         for round in 0..3 {
             let t = Instant::now();
             let r = g.run(&m, std::slice::from_ref(&job)).unwrap();
@@ -1053,8 +1254,9 @@ mod tests {
             0xffc0_0003,
             0x7fc0_0004,
         ];
-        let r = g.run(&m, &[Job::new(&m, 0, probe.clone())]).unwrap();
-        let want = glsl_draw::toy_expected(0, &probe);
+        let job = Job::new(&m, 0, probe.clone());
+        let r = g.run(&m, std::slice::from_ref(&job)).unwrap();
+        let want = glsl_draw::toy_expected(&job);
         for (i, w) in probe.chunks(2).enumerate() {
             println!("{:#010x} + {:#010x} = {:#010x} (Rust {:#010x})", w[0], w[1], r[0][i], want[i]);
         }

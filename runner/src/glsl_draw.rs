@@ -23,6 +23,47 @@
 //! words past `n_out` are 0). An entry with more than PART_WORDS result words
 //! is drawn once per part. `params.y` is the guard's opaque zero (it must be
 //! 0), `params.z` the opaque one of the opaque-one control.
+//!
+//! Bound words. A job (`crate::exec::Job`) may carry up to BOUND_WORDS
+//! "bound words", the bits of 16 f32 values, for the probes that read the
+//! same values from other provenances than the texture (the df64
+//! loaded-low-word probes); ordinary jobs carry none. When a job's bound
+//! words are not empty the executor pads them with zeros
+//! to BOUND_WORDS ([`padded_bound`]) and binds them, bit-exactly as f32
+//! values (no numeric conversion), to whichever of these the entry's program
+//! has active (any subset; a probe entry uses exactly one):
+//!
+//! ```glsl
+//! // PROBE_BLOCK: a uniform buffer of the 64 bytes, at uniform buffer
+//! // binding point PROBE_BLOCK_BINDING (glUniformBlockBinding).
+//! layout(std140) uniform aether_probe_block { highp vec4 aether_probe_b[4]; };
+//! // PROBE_UNIFORM: glUniform4fv of the 16 floats (count 4).
+//! uniform highp vec4 aether_probe_u[4];
+//! // PROBE_ATTRIBUTES (GLSL ES 3.00 has no attribute arrays): per-vertex
+//! // FLOAT streams of one ARRAY_BUFFER (stride 64 bytes, aether_probe_aI at
+//! // byte 16*I, size 4, not normalised), the same 4 vec4 at every vertex of
+//! // the draw; the arrays are disabled again after the job's draws.
+//! in highp vec4 aether_probe_a0;   // ... aether_probe_a3
+//! ```
+//!
+//! Float k of each (`aether_probe_b[k / 4][k % 4]`, `aether_probe_u[k /
+//! 4][k % 4]`, component k % 4 of `aether_probe_a{k / 4}`) is
+//! `uintBitsToFloat(bound word k)`. A job with bound words whose program has
+//! none of the three active (block index GL_INVALID_INDEX, uniform location
+//! -1, every attribute location -1) fails, naming the entry ("bound words
+//! but the program declares no aether_probe_* binding"). The linker drops
+//! the uniform and the attributes where the entry does not reach them, but a
+//! `std140` block is active in every program whose source declares it, used
+//! or not (GLES 3.0.6 section 2.12.6): as every entry's program holds the
+//! whole module source, every entry of a module that declares the block has
+//! it bound (harmlessly), and the check only catches the entries of modules
+//! without it. For the same reason an active block is bound for every job,
+//! to 64 zero bytes where the job has no bound words (WebGL2 refuses a draw
+//! whose program has an active uniform block with no buffer bound:
+//! INVALID_OPERATION); the uniform and the attributes are set only for a job
+//! with bound words (else the uniform keeps its last value, 0 at link, and
+//! the attributes read the generic (0, 0, 0, 1)). More than BOUND_WORDS
+//! bound words fail `crate::exec::check_jobs`.
 
 use aether_generator::targets::shared::check::CheckModule;
 
@@ -39,6 +80,22 @@ pub const PART_WORDS: usize = 32;
 pub const MAX_DRAW_CASES: usize = 1 << 16;
 /// The varyings captured by transform feedback, in order.
 pub const VARYINGS: [&str; 8] = ["aether_o0", "aether_o1", "aether_o2", "aether_o3", "aether_o4", "aether_o5", "aether_o6", "aether_o7"];
+/// The most bound words of a job: the bits of 16 f32 values (4 `vec4`).
+pub const BOUND_WORDS: usize = 16;
+/// The uniform block of the bound words (`std140`, one `vec4[4]` member,
+/// `aether_probe_b`).
+pub const PROBE_BLOCK: &str = "aether_probe_block";
+/// The uniform buffer binding point the probe block is bound at.
+pub const PROBE_BLOCK_BINDING: u32 = 0;
+/// The plain uniform of the bound words (`vec4[4]`); its location is that of
+/// `aether_probe_u[0]`.
+pub const PROBE_UNIFORM: &str = "aether_probe_u";
+/// The vertex attributes of the bound words (`vec4` each, 4 words apiece,
+/// in order).
+pub const PROBE_ATTRIBUTES: [&str; 4] = ["aether_probe_a0", "aether_probe_a1", "aether_probe_a2", "aether_probe_a3"];
+/// The bytes of the bound words, and the stride of the attribute stream
+/// (one vertex's 4 `vec4`).
+pub const BOUND_BYTES: usize = BOUND_WORDS * 4;
 /// The fragment shader every program links with (the rasteriser is off:
 /// `RASTERIZER_DISCARD`).
 pub const FRAGMENT: &str = "#version 300 es\nprecision highp float;\nout vec4 aether_color;\nvoid main() { aether_color = vec4(0.0); }\n";
@@ -101,11 +158,35 @@ pub fn params(cases: usize) -> [u32; 4] {
     [cases as u32, 0, crate::exec::ONE_BITS, 0]
 }
 
+/// A job's bound words padded with zeros to BOUND_WORDS (more are cut: the
+/// executors' `check_jobs` has rejected them).
+pub fn padded_bound(bound: &[u32]) -> [u32; BOUND_WORDS] {
+    let mut out = [0u32; BOUND_WORDS];
+    for (o, &w) in out.iter_mut().zip(bound) {
+        *o = w;
+    }
+    out
+}
+
+/// The attribute stream of a draw of `cases` vertices: the padded bound
+/// words once per vertex.
+pub fn bound_vertices(bound: &[u32], cases: usize) -> Vec<u32> {
+    let one = padded_bound(bound);
+    let mut out = Vec::with_capacity(cases * BOUND_WORDS);
+    for _ in 0..cases {
+        out.extend_from_slice(&one);
+    }
+    out
+}
+
 /// A check module written by hand in this convention, for the executors' own
 /// tests (the generated one is `aether_generator::targets::glsl`'s): entry
 /// `t_add` (2 words in, 1 out: the f32 sum of the two, bits), entry `t_wide`
 /// (1 word in, 40 out: word k is the input plus k, so a second part is
-/// needed), entry `t_bits` (2 in, 2 out: the words unchanged and XORed).
+/// needed), entry `t_bits` (2 in, 2 out: the words unchanged and XORed),
+/// and the bound-word entries `t_bound_block`, `t_bound_uniform` and
+/// `t_bound_attr` (0 in, 16 out: word k is the bits of float k of the probe
+/// block, the probe uniform and the probe attributes).
 pub fn toy_module() -> CheckModule {
     use aether_generator::targets::shared::check::CheckEntry;
     let entry = |name: &str, n_in: usize, n_out: usize| CheckEntry {
@@ -133,6 +214,14 @@ flat out highp uvec4 aether_o4;
 flat out highp uvec4 aether_o5;
 flat out highp uvec4 aether_o6;
 flat out highp uvec4 aether_o7;
+#ifndef AETHER_TOY_NO_BLOCK
+layout(std140) uniform aether_probe_block { highp vec4 aether_probe_b[4]; };
+#endif
+uniform highp vec4 aether_probe_u[4];
+in highp vec4 aether_probe_a0;
+in highp vec4 aether_probe_a1;
+in highp vec4 aether_probe_a2;
+in highp vec4 aether_probe_a3;
 uint aether_r[32];
 uint aether_word(uint k) { return texelFetch(aether_in, ivec2(int(k % 4096u), int(k / 4096u)), 0).r; }
 void aether_put(uint k, uint w) { uint lo = aether_part * 32u; if (k >= lo && k - lo < 32u) { aether_r[k - lo] = w; } }
@@ -163,16 +252,59 @@ void t_bits() {
     aether_put(0u, a);
     aether_put(1u, a ^ b);
 }
+#ifndef AETHER_TOY_NO_BLOCK
+void t_bound_block() {
+    for (int k = 0; k < 16; k++) { aether_put(uint(k), floatBitsToUint(aether_probe_b[k / 4][k % 4])); }
+}
+#endif
+void t_bound_uniform() {
+    for (int k = 0; k < 16; k++) { aether_put(uint(k), floatBitsToUint(aether_probe_u[k / 4][k % 4])); }
+}
+void t_bound_attr() {
+    uvec4 w0 = floatBitsToUint(aether_probe_a0);
+    uvec4 w1 = floatBitsToUint(aether_probe_a1);
+    uvec4 w2 = floatBitsToUint(aether_probe_a2);
+    uvec4 w3 = floatBitsToUint(aether_probe_a3);
+    for (int k = 0; k < 4; k++) {
+        aether_put(uint(k), w0[k]);
+        aether_put(uint(4 + k), w1[k]);
+        aether_put(uint(8 + k), w2[k]);
+        aether_put(uint(12 + k), w3[k]);
+    }
+}
 "#;
-    CheckModule { source: source.into(), entries: vec![entry("t_add", 2, 1), entry("t_wide", 1, 40), entry("t_bits", 2, 2)] }
+    CheckModule {
+        source: source.into(),
+        entries: vec![
+            entry("t_add", 2, 1),
+            entry("t_wide", 1, 40),
+            entry("t_bits", 2, 2),
+            entry("t_bound_block", 0, BOUND_WORDS),
+            entry("t_bound_uniform", 0, BOUND_WORDS),
+            entry("t_bound_attr", 0, BOUND_WORDS),
+        ],
+    }
 }
 
-/// The toy module's expected results for `inputs` of entry `entry`.
-pub fn toy_expected(entry: usize, inputs: &[u64]) -> Vec<u64> {
-    match entry {
+/// The toy module without the probe block (`AETHER_TOY_NO_BLOCK` defined):
+/// its entries but `t_bound_block` (which does not compile there) have none
+/// of the bound words' bindings active, as a `std140` block is active in
+/// every program whose source declares it.
+pub fn toy_module_without_block() -> CheckModule {
+    let mut m = toy_module();
+    m.source.insert_str(0, "#define AETHER_TOY_NO_BLOCK\n");
+    m
+}
+
+/// The toy module's expected results for `job` (its entry, inputs, count and
+/// bound words).
+pub fn toy_expected(job: &crate::exec::Job) -> Vec<u64> {
+    let inputs = &job.inputs;
+    match job.entry {
         0 => inputs.chunks(2).map(|w| u64::from((f32::from_bits(w[0] as u32) + f32::from_bits(w[1] as u32)).to_bits())).collect(),
         1 => inputs.iter().flat_map(|&x| (0..40u64).map(move |k| u64::from((x as u32).wrapping_add(k as u32)))).collect(),
-        _ => inputs.chunks(2).flat_map(|w| [w[0] & 0xffff_ffff, (w[0] ^ w[1]) & 0xffff_ffff]).collect(),
+        2 => inputs.chunks(2).flat_map(|w| [w[0] & 0xffff_ffff, (w[0] ^ w[1]) & 0xffff_ffff]).collect(),
+        _ => bound_vertices(&job.bound, job.count).into_iter().map(u64::from).collect(),
     }
 }
 
@@ -212,5 +344,31 @@ mod tests {
         assert_eq!(out[39], 107);
         assert_eq!(out[40], 32);
         assert_eq!(out[72], 132);
+    }
+
+    #[test]
+    fn bound_words_are_padded_and_repeated_per_vertex() {
+        assert_eq!(padded_bound(&[]), [0; BOUND_WORDS]);
+        let p = padded_bound(&[7, 8, 9]);
+        assert_eq!(&p[..4], &[7, 8, 9, 0]);
+        assert!(p[3..].iter().all(|&w| w == 0));
+        let words: Vec<u32> = (1..=16).collect();
+        assert_eq!(padded_bound(&words).to_vec(), words);
+        let v = bound_vertices(&[5, 6], 3);
+        assert_eq!(v.len(), 3 * BOUND_WORDS);
+        assert_eq!((v[0], v[1], v[2], v[16], v[17], v[33], v[47]), (5, 6, 0, 5, 6, 6, 0));
+        assert!(bound_vertices(&[1], 0).is_empty());
+        // Entries without input words: one draw chunk, a texture of one row.
+        assert_eq!(chunks(0, 3), vec![(0, 3)]);
+        assert_eq!(texture(&[]), (1, vec![0; TEX_WIDTH]));
+        let m = toy_module();
+        for (e, name) in [(3, "t_bound_block"), (4, "t_bound_uniform"), (5, "t_bound_attr")] {
+            assert_eq!((m.entries[e].entry.as_str(), m.entries[e].n_in, m.entries[e].n_out), (name, 0, BOUND_WORDS));
+            assert!(m.source.contains(&format!("void {name}()")));
+        }
+        let job = crate::exec::Job::without_inputs(4, 2).with_bound(vec![1, 2]);
+        let want = toy_expected(&job);
+        assert_eq!(want.len(), 2 * BOUND_WORDS);
+        assert_eq!((want[0], want[1], want[2], want[16], want[17]), (1, 2, 0, 1, 2));
     }
 }

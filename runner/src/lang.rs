@@ -99,6 +99,24 @@ impl Lang {
         }
     }
 
+    /// The df64 check module of `lowered` with `guard` (one entry per f64
+    /// function df64 runs, `check_df64_<name>`).
+    pub fn df64_check_module(self, model: &Model, lowered: &[Function], guard: Guard) -> CheckModule {
+        match self {
+            Lang::Wgsl => wgsl::df64::check_module(model, lowered, guard),
+            Lang::Glsl => glsl::df64::check_module(model, lowered, guard),
+        }
+    }
+
+    /// `source` with the renorm operation the identity (the control without
+    /// the loaded-low-word guard), or None when its text changed.
+    pub fn df64_without_renorm(self, source: &str, spec: &aether_generator::df64::Df64Spec) -> Option<String> {
+        match self {
+            Lang::Wgsl => wgsl::df64::without_renorm_op(source, spec),
+            Lang::Glsl => glsl::df64::without_renorm_op(source, spec),
+        }
+    }
+
     /// The language of a stack's module.
     pub fn of_stack(stack: &str) -> Lang {
         if crate::GLSL_STACKS.contains(&stack) {

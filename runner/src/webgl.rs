@@ -15,6 +15,13 @@
 //! run, 1200 unless set). `AETHER_CHROMIUM` names another Chromium than
 //! `/usr/bin/chromium`; `AETHER_WEBGL_VERBOSE=1` passes Chromium's log and the
 //! page's messages to stderr.
+//!
+//! A job's bound words ([`crate::glsl_draw`]) go in each of its draws
+//! (`"bound"`: the 16 padded words, or `[]`); the page binds them to what the
+//! program has active of the probe block, uniform and attributes before the
+//! draw (an active block to zeros where the draw has none), and fails the
+//! run naming the entry where the draw has bound words and the program none
+//! of the bindings.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -211,6 +218,8 @@ impl Executor for WebGl {
                 programs.push(j.entry);
                 programs.len() - 1
             });
+            // The job's bound words padded to BOUND_WORDS, or none.
+            let bound: Vec<u32> = if j.bound.is_empty() { Vec::new() } else { glsl_draw::padded_bound(&j.bound).to_vec() };
             for (first, cases) in glsl_draw::chunks(e.n_in, j.count) {
                 let chunk: Vec<u32> = j.inputs[first * e.n_in..(first + cases) * e.n_in].iter().map(|&w| w as u32).collect();
                 let (rows, texture) = glsl_draw::texture(&chunk);
@@ -221,6 +230,7 @@ impl Executor for WebGl {
                     manifest.push(serde_json::json!({
                         "program": program, "tex_byte": tex_byte, "rows": rows, "cases": cases,
                         "params": glsl_draw::params(cases), "part": part, "keep": keep, "out_byte": out_words * 4,
+                        "bound": bound,
                     }));
                     draws.push(Draw { job: ji, first, cases, part, keep });
                     out_words += cases * keep;
@@ -234,6 +244,11 @@ impl Executor for WebGl {
         let job = serde_json::json!({
             "programs": programs, "fragment": glsl_draw::FRAGMENT, "varyings": glsl_draw::VARYINGS,
             "tex_width": glsl_draw::TEX_WIDTH, "part_words": glsl_draw::PART_WORDS,
+            "bound_names": {
+                "block": glsl_draw::PROBE_BLOCK, "block_binding": glsl_draw::PROBE_BLOCK_BINDING,
+                "uniform": glsl_draw::PROBE_UNIFORM, "attributes": glsl_draw::PROBE_ATTRIBUTES,
+                "words": glsl_draw::BOUND_WORDS,
+            },
             "inputs": inputs, "outputs": outputs, "draws": manifest,
         });
         let write = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| Error::Failed(format!("{}: {e}", p.display())));
@@ -322,7 +337,7 @@ mod tests {
         let m = toy_module();
         // A few hundred cases of each entry (t_wide is drawn in two parts),
         // then 70000 of t_add: a full draw of MAX_DRAW_CASES and the rest.
-        let mut jobs: Vec<Job> = (0..m.entries.len())
+        let mut jobs: Vec<Job> = (0..3)
             .map(|e| {
                 let n_in = m.entries[e].n_in;
                 Job::new(&m, e, words((300 + [0, 7, 1][e]) * n_in, 17 + e as u64, e == 0))
@@ -332,7 +347,7 @@ mod tests {
         let got = w.run(&m, &jobs).unwrap();
         println!("webgl toy timings: {}", w.timings());
         for (j, g) in jobs.iter().zip(&got) {
-            let want = toy_expected(j.entry, &j.inputs);
+            let want = toy_expected(j);
             assert_eq!(g.len(), want.len(), "{}", m.entries[j.entry].entry);
             let bad: Vec<usize> = (0..want.len()).filter(|&i| g[i] != want[i]).collect();
             assert!(
@@ -355,12 +370,103 @@ mod tests {
         let Some(mut w) = open() else { return };
         let mut m = toy_module();
         m.source.push_str("\nvoid t_broken() { aether_put(0u, undeclared_word); }\n");
+        let at = m.entries.len();
         m.entries.push(m.entries[0].clone());
-        m.entries[3].entry = "t_broken".into();
-        let e = w.run(&m, &[Job::new(&m, 3, vec![1, 2])]).unwrap_err();
+        m.entries[at].entry = "t_broken".into();
+        let e = w.run(&m, &[Job::new(&m, at, vec![1, 2])]).unwrap_err();
         let Error::Failed(msg) = e else { panic!("{e}") };
         println!("webgl compile error: {msg}");
         assert!(msg.contains("entry t_broken: the vertex shader does not compile"), "{msg}");
         assert!(msg.contains("undeclared_word"), "{msg}");
+    }
+
+    /// 16 distinct f32 values, none NaN or subnormal (a GPU may canonicalise
+    /// a NaN, SwiftShader flushes subnormals), as bits.
+    fn bound_words() -> Vec<u32> {
+        let v: [f32; 16] = [
+            1e8,
+            0.5,
+            -0.0,
+            3.0e-5,
+            1.0e30,
+            0.0,
+            -2.5,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            -1.0e-30,
+            0.1,
+            -123456.79,
+            f32::INFINITY,
+            1.0 / 3.0,
+            -7.0,
+            1.0,
+        ];
+        v.map(f32::to_bits).to_vec()
+    }
+
+    #[test]
+    fn bound_words_reach_the_block_the_uniform_and_the_attributes() {
+        let Some(mut w) = open() else { return };
+        let m = toy_module();
+        let bound = bound_words();
+        let mut distinct = bound.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), glsl_draw::BOUND_WORDS);
+        // Each provenance, ordinary jobs between them, a short list (padded
+        // with zeros), and the block and attribute entries without bound
+        // words last: the block is bound to zeros, and the arrays were
+        // disabled, so the attributes read the generic value (0, 0, 0, 1).
+        let jobs = vec![
+            Job::without_inputs(3, 3).with_bound(bound.clone()),
+            Job::new(&m, 2, vec![1, 3, 5, 6]),
+            Job::without_inputs(4, 3).with_bound(bound.clone()),
+            Job::without_inputs(5, 3).with_bound(bound.clone()),
+            Job::new(&m, 0, words(2 * 5, 8, true)),
+            Job::without_inputs(5, 2).with_bound(bound[..5].to_vec()),
+            Job::without_inputs(4, 2).with_bound(bound[11..].to_vec()),
+            Job::without_inputs(5, 2),
+            Job::without_inputs(3, 2),
+        ];
+        let got = w.run(&m, &jobs).unwrap();
+        for (j, r) in jobs.iter().zip(&got) {
+            let name = &m.entries[j.entry].entry;
+            if j.bound.is_empty() && j.entry == 5 {
+                assert_eq!(r, &[0, 0, 0, 0x3f80_0000].repeat(2 * 4), "{name} without bound words");
+                continue;
+            }
+            if j.bound.is_empty() && j.entry == 3 {
+                assert_eq!(r, &vec![0; 2 * glsl_draw::BOUND_WORDS], "{name} without bound words");
+                continue;
+            }
+            assert_eq!(r, &toy_expected(j), "{name}");
+            if j.bound.len() == glsl_draw::BOUND_WORDS {
+                assert_eq!(r.len(), 3 * glsl_draw::BOUND_WORDS, "{name}");
+                for (case, words) in r.chunks(glsl_draw::BOUND_WORDS).enumerate() {
+                    let words: Vec<u32> = words.iter().map(|&w| w as u32).collect();
+                    assert_eq!(words, bound, "{name}: case {case}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bound_words_without_a_probe_binding_fail() {
+        let Some(mut w) = open() else { return };
+        // t_add reaches neither the probe uniform nor the attributes, which
+        // the linker drops; without the block in the source it has none.
+        let m = glsl_draw::toy_module_without_block();
+        let err = w.run(&m, &[Job::new(&m, 0, vec![1, 2]).with_bound(bound_words())]).unwrap_err();
+        let Error::Failed(msg) = err else { panic!("{err:?}") };
+        assert!(msg.contains("entry t_add: bound words but the program declares no aether_probe_* binding"), "{msg}");
+        // A std140 block is active in every program whose source declares
+        // it (GLES 3.0.6 2.12.6), used or not: in the toy module, t_add has
+        // the block and runs with bound words; the attribute entry of the
+        // module without the block runs too.
+        let full = toy_module();
+        let jobs = [Job::new(&full, 0, words(2 * 4, 3, true)).with_bound(bound_words())];
+        assert_eq!(w.run(&full, &jobs).unwrap()[0], toy_expected(&jobs[0]));
+        let jobs = [Job::without_inputs(5, 2).with_bound(bound_words())];
+        assert_eq!(w.run(&m, &jobs).unwrap()[0], toy_expected(&jobs[0]));
     }
 }

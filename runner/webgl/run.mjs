@@ -6,9 +6,13 @@
 //   node run.mjs JOB.json RESULT.json
 //
 // JOB.json: {programs: [{entry, vertex}], fragment, varyings, tex_width,
-// part_words, inputs, outputs, draws: [{program, tex_byte, rows, cases,
-// params, part, keep, out_byte}]}. `inputs` names a file of little-endian
-// u32 words: each draw's texture (rows * tex_width words) at byte tex_byte.
+// part_words, bound_names: {block, block_binding, uniform, attributes, words},
+// inputs, outputs, draws: [{program, tex_byte, rows, cases, params, part,
+// keep, out_byte, bound}]}. `bound` is the draw's bound words (16 u32, or
+// []), which the page binds to what the program has active of the bindings
+// that `bound_names` names (runner/src/glsl_draw.rs's bound words). `inputs`
+// names a file of little-endian u32 words: each draw's texture (rows *
+// tex_width words) at byte tex_byte.
 // `outputs` names the file this writes: for each draw, the first `keep` of
 // the part_words words each case returns, cases * keep words at byte
 // out_byte. The plan (chunks, parts, textures) is the Rust side's
@@ -189,6 +193,7 @@ async function handle(req, res) {
           varyings: job.varyings,
           tex_width: job.tex_width,
           part_words: job.part_words,
+          bound_names: job.bound_names,
           draws: job.draws,
         };
     send(res, 200, 'application/json', JSON.stringify(view));

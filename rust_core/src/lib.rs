@@ -66,7 +66,7 @@
 //! assert_eq!(dots, [1.0, 6.0]);
 //! ```
 //!
-//! Contract 0.1.0, `aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4`.
+//! Contract 0.1.0, `aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8`.
 
 #![no_std]
 #![deny(missing_docs)]
@@ -123,7 +123,7 @@ pub use predicate::*;
 
 /// The contract this crate was generated from: its name, version and
 /// fingerprint (the same string as the C core's `aether_contract_id()`).
-pub const CONTRACT_ID: &str = "aether 0.1.0 5675e4be6130df70ba0dd6bf779116a4";
+pub const CONTRACT_ID: &str = "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8";
 
 /// A kernel's slices do not fit: the slice `what` has `len` elements where
 /// `expected` were needed. The kernel wrote nothing.

@@ -40,6 +40,7 @@ use crate::targets::shared::shader::{self, f32_type, ShaderFunction, ShaderStruc
 use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Statements, Var, VarTy};
 use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
+pub mod df64;
 pub mod predicates;
 
 /// The key of the GLSL core's band table, `[bands.glsl]`.
@@ -358,12 +359,18 @@ fn function(model: &Model, f: &Function, t: &ElemType) -> ShaderFunction {
 pub const GUARD_BITS: &str = "floatBitsToUint(x) + aether_opaque_zero";
 
 fn barrier_helper(t: &ElemType, guard: Guard) -> Vec<String> {
+    guard_helper(&format!("aether_barrier_{}", t.name), "aether_opaque_zero", "aether_opaque_one", guard)
+}
+
+/// A guard function `float name(float x)` over the module's opaque zero and
+/// one (the core's barrier, df64's guard): GUARD_BITS's sum on the bits.
+pub fn guard_helper(name: &str, zero: &str, one: &str, guard: Guard) -> Vec<String> {
     let body = match guard {
-        Guard::Bits => format!("    return uintBitsToFloat({GUARD_BITS});"),
-        Guard::OpaqueOne => "    return x * aether_opaque_one;".into(),
+        Guard::Bits => format!("    return uintBitsToFloat({});", GUARD_BITS.replace("aether_opaque_zero", zero)),
+        Guard::OpaqueOne => format!("    return x * {one};"),
         Guard::None => "    return x;".into(),
     };
-    vec![format!("float aether_barrier_{}(float x) {{", t.name), body, "}".into()]
+    vec![format!("float {name}(float x) {{"), body, "}".into()]
 }
 
 /// The 32-slot tree in one invocation, the lanes in an array.
@@ -1053,6 +1060,19 @@ impl Target for GlslTarget {
         callables(model)
     }
 
+    fn prints_df64(&self) -> bool {
+        true
+    }
+
+    fn df64_audit(&self, model: &Model) -> Option<crate::df64::Audit> {
+        let d = crate::df64::of(model)?;
+        Some(df64::audit(&df64::core_source(model, &model.lowered(), "", Guard::Bits), d))
+    }
+
+    fn validate(&self, model: &Model) -> Result<(), crate::error::SpecError> {
+        crate::targets::shared::df64::validate(model)
+    }
+
     fn contract_doc(&self, model: &Model) -> Result<Option<String>, Error> {
         let rows = if model.spec.bands.iter().any(|b| b.target == BANDS) {
             crate::bands::rows(model, BANDS, &callables(model), false)
@@ -1075,6 +1095,9 @@ impl Target for GlslTarget {
         let mut out =
             vec![Output::new("glsl_core/aether_core.glsl", core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?)];
         out.push(Output::new("glsl_core/aether_predicate.glsl", predicates::glsl(model, banner)));
+        if crate::df64::of(model).is_some_and(|d| d.targets.iter().any(|t| t == self.name())) {
+            out.push(Output::new("glsl_core/aether_df64.glsl", df64::core_source(model, &model.lowered(), banner, Guard::Bits)));
+        }
         Ok(out)
     }
 }

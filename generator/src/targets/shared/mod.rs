@@ -9,6 +9,7 @@
 
 pub mod c_family;
 pub mod check;
+pub mod df64;
 pub mod docs;
 pub mod kernels;
 pub mod linalg;

@@ -1117,7 +1117,7 @@ impl Target for WgslTarget {
     /// Every f32 function and the butterfly kernel have a metric in
     /// `[bands.wgsl]` that their trees can have.
     fn validate(&self, model: &Model) -> Result<(), SpecError> {
-        crate::targets::wgsl::df64::validate(model)
+        crate::targets::shared::df64::validate(model)
     }
 
     fn render(&self, model: &Model, banner: &str, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
