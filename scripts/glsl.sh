@@ -27,6 +27,15 @@
 #      llvmpipe, N + N band quadruples) and the predicates' self-test, every answer the golden
 #      one; and the limb controls on llvmpipe (the add's carry dropped, the wide product's
 #      middle carry dropped), each of which must make answers wrong.
+#   5. df64 (glsl_core/aether_df64.glsl) on both stacks: the corpus and ND = max(N/20, 200)
+#      random inputs per f64 function, the pairs bit-identical to the host df64 (or but for a
+#      zero's sign) and within the running bound of the f64 reference; the probes, the seed's
+#      (1e8 + 0.5) - 1e8 among them with the pairs from a uniform block, a plain uniform, an
+#      attribute and computed in the shader, each 0.5 where the contract's f32 gives 0; the
+#      same probes without the loaded-low-word renorm (an observation: does a stack drop a
+#      loaded low word?); and the guard removed on both, which must put cases outside the
+#      bound (llvmpipe loses the low words, the seed's loaded probes among them; SwiftShader
+#      the divisions' low words).
 # Prints the build time and the run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -125,6 +134,22 @@ for c in carry wide-mul; do
     "$bin" predicates --stack gles --random "$NC" --control "$c" >"$log/pred-$c.txt" 2>&1 || { cat "$log/pred-$c.txt"; echo "glsl: FAIL: the predicate control $c"; status=1; }
     grep -E '^predicates control' "$log/pred-$c.txt" || true
 done
+
+ND=$((N / 20 > 200 ? N / 20 : 200))
+df64() { # name args...
+    local name=$1 rc=0
+    shift
+    "$bin" df64 "$@" >"$log/df64-$name.txt" 2>&1 || rc=$?
+    grep -E '^(df64|  probe seed)' "$log/df64-$name.txt" | cut -c1-300 || true
+    if [ "$rc" -ne 0 ]; then
+        grep -E 'outside the bound \([^0]|first in-domain|FAIL|error' "$log/df64-$name.txt" | head -n 20 || true
+        echo "glsl: FAIL: df64 $name (exit $rc)"
+        status=1
+    fi
+}
+df64 core --stack glsl-all --random "$ND"
+df64 no-renorm --stack glsl-all --probes-only --no-renorm
+df64 guard-none --stack glsl-all --random $((ND / 4)) --guard none
 
 t2=$(date +%s)
 echo "glsl: ran in $((t2 - t1)) s (build $((t1 - t0)) s); status $status"
