@@ -100,12 +100,78 @@ pub const BOUND_BYTES: usize = BOUND_WORDS * 4;
 /// `RASTERIZER_DISCARD`).
 pub const FRAGMENT: &str = "#version 300 es\nprecision highp float;\nout vec4 aether_color;\nvoid main() { aether_color = vec4(0.0); }\n";
 
-/// The vertex shader of entry `entry` of a GLSL check module.
+/// The vertex shader of entry `entry` of a GLSL check module: the module's
+/// source cut to the functions the entry reaches ([`reachable`]), and a
+/// `main` that calls the entry and `aether_emit`.
 pub fn vertex_source(module: &CheckModule, entry: usize) -> String {
+    let name = &module.entries[entry].entry;
     format!(
-        "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp usampler2D;\n{}\nvoid main() {{\n    {}();\n    aether_emit();\n    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);\n    gl_PointSize = 1.0;\n}}\n",
-        module.source, module.entries[entry].entry
+        "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp usampler2D;\n{}\nvoid main() {{\n    {name}();\n    aether_emit();\n    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);\n    gl_PointSize = 1.0;\n}}\n",
+        reachable(&module.source, &[name, "aether_emit"])
     )
+}
+
+/// The words that open a top-level line that is not a function's head.
+const NOT_A_FUNCTION: [&str; 9] = ["struct", "uniform", "layout", "in", "out", "flat", "precision", "const", "return"];
+
+/// The name of the function whose head opens top-level line `line`, if it
+/// is one (`type name(...`, at column 0).
+fn function_head(line: &str) -> Option<&str> {
+    if line.starts_with(|c: char| !(c.is_ascii_alphabetic() || c == '_')) {
+        return None;
+    }
+    let open = line.find('(')?;
+    let words: Vec<&str> = line[..open].split_whitespace().collect();
+    match words.as_slice() {
+        [ty, .., name] if !NOT_A_FUNCTION.contains(ty) && words.len() <= 3 => Some(name),
+        _ => None,
+    }
+}
+
+/// `source` without the functions that none of `roots` reaches through
+/// calls (a program per entry then compiles the entry's functions only: a
+/// GL compiler parses and checks every function it is given, about 0.1 to
+/// 0.7 s per program of the whole core on Mesa). Every other top-level line
+/// (structs, globals, uniforms, varyings, comments, preprocessor lines) is
+/// kept, and the kept functions stay in their order, so every name is still
+/// declared before its use. A function is a head at column 0 (see
+/// `function_head`) through the line where its braces close.
+pub fn reachable(source: &str, roots: &[&str]) -> String {
+    // Items: (function name or None, text).
+    let mut items: Vec<(Option<&str>, String)> = Vec::new();
+    let mut lines = source.lines();
+    while let Some(l) = lines.next() {
+        let Some(name) = function_head(l) else {
+            items.push((None, format!("{l}\n")));
+            continue;
+        };
+        let mut text = format!("{l}\n");
+        let mut depth = l.matches('{').count() as i64 - l.matches('}').count() as i64;
+        let mut opened = l.contains('{');
+        while !opened || depth > 0 {
+            let Some(b) = lines.next() else { break };
+            depth += b.matches('{').count() as i64 - b.matches('}').count() as i64;
+            opened |= b.contains('{');
+            text.push_str(b);
+            text.push('\n');
+        }
+        items.push((Some(name), text));
+    }
+    let defined: std::collections::HashSet<&str> = items.iter().filter_map(|(n, _)| *n).collect();
+    let mut keep: std::collections::HashSet<&str> = roots.iter().copied().filter(|r| defined.contains(r)).collect();
+    let mut todo: Vec<&str> = keep.iter().copied().collect();
+    while let Some(f) = todo.pop() {
+        for (_, text) in items.iter().filter(|(n, _)| *n == Some(f)) {
+            for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if let Some(&d) = defined.get(word) {
+                    if keep.insert(d) {
+                        todo.push(d);
+                    }
+                }
+            }
+        }
+    }
+    items.into_iter().filter(|(n, _)| n.is_none_or(|n| keep.contains(n))).map(|(_, t)| t).collect()
 }
 
 /// The number of draws (parts) per chunk of cases of an entry with `n_out`
@@ -328,6 +394,22 @@ mod tests {
         assert_eq!(parts(32), 1);
         assert_eq!(parts(33), 2);
         assert_eq!(parts(63), 2);
+    }
+
+    /// The cut keeps what the roots reach, through calls, and every line
+    /// that is not a function; a head must open its line.
+    #[test]
+    fn reachable_keeps_the_called_functions_and_everything_else() {
+        let src = "struct S {\n    float x;\n};\nuniform highp uint u;\n// a comment\nfloat leaf(float x) {\n    return x;\n}\nfloat unused(float x) {\n    return leaf(x);\n}\nfloat mid(float x) { return leaf(x) + 1.0; }\nvoid entry() {\n    float y = mid(2.0);\n}\nvoid other() {\n}\n";
+        let cut = reachable(src, &["entry", "missing"]);
+        assert_eq!(
+            cut,
+            "struct S {\n    float x;\n};\nuniform highp uint u;\n// a comment\nfloat leaf(float x) {\n    return x;\n}\nfloat mid(float x) { return leaf(x) + 1.0; }\nvoid entry() {\n    float y = mid(2.0);\n}\n"
+        );
+        assert_eq!(reachable(src, &["other"]).matches('(').count(), 1);
+        assert_eq!(function_head("layout(std140) uniform aether_probe_block {"), None);
+        assert_eq!(function_head("    float x = f(1.0);"), None);
+        assert_eq!(function_head("aether_vec3f aether_vec3f_add(aether_vec3f a, aether_vec3f b) {"), Some("aether_vec3f_add"));
     }
 
     #[test]
