@@ -173,10 +173,13 @@ c_lane=(
     # fp64-free build).
     "bash scripts/opencl.sh 25000"
     # The GLSL ES core on Mesa's GLES (llvmpipe) and Chromium's WebGL2 (SwiftShader): the corpus
-    # and 10^4 random inputs per f32 callable against the reference under [bands.glsl], the
-    # self-test on both, and the negative controls (no guard, a rule mutant; the self-test of
-    # an unguarded or mutant core). docs/reports/glsl.md is the 10^6 run.
-    "bash scripts/glsl.sh 10000"
+    # and 2*10^4 random inputs per f32 callable against the reference under [bands.glsl], the
+    # self-test on both, the negative controls (no guard, a rule mutant; the self-test of an
+    # unguarded or mutant core), the integer predicates, and df64 (10^3 random inputs per f64
+    # function, the probes with the seed's from a uniform block, a plain uniform, an attribute
+    # and computed, with and without the renorm; the guard removed). docs/reports/glsl.md and
+    # glsl-df64.md are the 10^6 runs.
+    "bash scripts/glsl.sh 20000"
 )
 t0=$SECONDS
 lane "$tmp/rust.log" "${rust_lane[@]}" &
