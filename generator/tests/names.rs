@@ -407,7 +407,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
     if common::have("glslangValidator") {
         compiled.push("glslang (GLSL ES 3.00)".into());
         // The core and the check module as vertex shaders, every entry called (the runner's
-        // main calls one): a spec name GLSL reserves (`out`, `in`) is renamed there.
+        // main calls one), and df64's: a spec name GLSL reserves (`out`, `in`) is renamed there.
         let glsl = dir.join("glsl_check");
         std::fs::create_dir_all(&glsl).unwrap();
         let module = aether_generator::targets::glsl::check_module(&model, &lowered, Guard::Bits);
@@ -417,7 +417,15 @@ fn a_spec_of_generated_names_compiles_everywhere() {
         let core = std::fs::read_to_string(dir.join("glsl_core/aether_core.glsl")).unwrap();
         std::fs::write(glsl.join("core.vert"), format!("{head}{core}\nvoid main() {{ gl_Position = vec4(0.0); }}\n")).unwrap();
         std::fs::write(glsl.join("check.vert"), format!("{head}{}\nvoid main() {{\n{}\n}}\n", module.source, calls.join("\n"))).unwrap();
-        for file in ["glsl_check/core.vert", "glsl_check/check.vert"] {
+        // df64's core and check module (every entry called).
+        let df = aether_generator::targets::glsl::df64::check_module(&model, &lowered, Guard::Bits);
+        let mut df_calls: Vec<String> = df.entries.iter().map(|e| format!("    {}();", e.entry)).collect();
+        df_calls.push("    aether_emit();".into());
+        let df_core = std::fs::read_to_string(dir.join("glsl_core/aether_df64.glsl")).unwrap();
+        std::fs::write(glsl.join("df64.vert"), format!("{head}{df_core}\nvoid main() {{ gl_Position = vec4(0.0); }}\n")).unwrap();
+        std::fs::write(glsl.join("df64_check.vert"), format!("{head}{}\nvoid main() {{\n{}\n}}\n", df.source, df_calls.join("\n")))
+            .unwrap();
+        for file in ["glsl_check/core.vert", "glsl_check/check.vert", "glsl_check/df64.vert", "glsl_check/df64_check.vert"] {
             jobs.push(job(format!("glslangValidator {file}"), Path::new("glslangValidator"), &[file], &dir));
         }
     } else {
