@@ -78,6 +78,9 @@ t2=$(date +%s)
     echo "reference's result; worst fwd is |computed - exact| / (2^-23 * sum of |terms|), for the forward-bounded families."
     echo "Runs: $((t1 - t0)) s for the groups, $((t2 - t1)) s for the self-test and controls."
     echo
+    echo "The f64 functions in df64 (\`glsl_core/aether_df64.glsl\`), with the seed's loaded-low-word probe from a uniform"
+    echo "block, a plain uniform, an attribute and computed, are \`docs/reports/glsl-df64.md\` (\`bash scripts/df64-report.sh --gl\`)."
+    echo
     echo "CI runs the same with fewer random inputs per function (\`scripts/glsl.sh\`, from \`scripts/test.sh\`)."
     echo "The kernels' entries take fewer, whatever N is: at most 2000 random inputs per linear-algebra entry and 5000"
     echo "per kernel over arrays (\`glsl::LINALG_CHECK_RANDOM\`, \`glsl::KERNEL_CHECK_RANDOM\`)."

@@ -108,17 +108,26 @@ impl Df64Spec {
     /// Evaluates operation `at` as the spec states it: every binary32
     /// operation rounded once, in order (every step, both arms of a choice).
     pub fn eval(&self, at: usize, args: &[DVal]) -> DVal {
+        self.eval_with(at, args, false)
+    }
+
+    /// `eval` on a stack that flushes subnormals (`ftz`): every operand of
+    /// a binary32 operation that is subnormal is read as a zero of its sign,
+    /// and every subnormal result is written as one (both GL stacks flush in
+    /// a vertex shader).
+    pub fn eval_with(&self, at: usize, args: &[DVal], ftz: bool) -> DVal {
         let op = &self.ops[at];
         let mut env: Vec<DVal> = args.to_vec();
         for s in &op.steps {
-            let v = self.expr(&s.expr, &env);
+            let v = self.expr(&s.expr, &env, ftz);
             env.push(v);
         }
-        self.expr(&op.out, &env)
+        self.expr(&op.out, &env, ftz)
     }
 
-    fn expr(&self, e: &DExpr, env: &[DVal]) -> DVal {
-        let go = |x: &DExpr| self.expr(x, env);
+    fn expr(&self, e: &DExpr, env: &[DVal], ftz: bool) -> DVal {
+        let go = |x: &DExpr| self.expr(x, env, ftz);
+        let fl = |x: f32| if ftz && x.is_subnormal() { 0f32.copysign(x) } else { x };
         match e {
             DExpr::Lit(v) => DVal::F(*v),
             DExpr::Var(k) => env[*k],
@@ -132,10 +141,10 @@ impl Df64Spec {
                 match op {
                     BinOp::And => DVal::B(a.b() && b.b()),
                     BinOp::Or => DVal::B(a.b() || b.b()),
-                    BinOp::Add => DVal::F(a.f() + b.f()),
-                    BinOp::Sub => DVal::F(a.f() - b.f()),
-                    BinOp::Mul => DVal::F(a.f() * b.f()),
-                    BinOp::Div => DVal::F(a.f() / b.f()),
+                    BinOp::Add => DVal::F(fl(fl(a.f()) + fl(b.f()))),
+                    BinOp::Sub => DVal::F(fl(fl(a.f()) - fl(b.f()))),
+                    BinOp::Mul => DVal::F(fl(fl(a.f()) * fl(b.f()))),
+                    BinOp::Div => DVal::F(fl(fl(a.f()) / fl(b.f()))),
                     BinOp::Lt => DVal::B(a.f() < b.f()),
                     BinOp::Gt => DVal::B(a.f() > b.f()),
                     BinOp::Le => DVal::B(a.f() <= b.f()),
@@ -153,12 +162,12 @@ impl Df64Spec {
                     y
                 }
             }
-            DExpr::Sqrt(x) => DVal::F(go(x).f().sqrt()),
+            DExpr::Sqrt(x) => DVal::F(fl(fl(go(x).f()).sqrt())),
             DExpr::Fabs(x) => DVal::F(go(x).f().abs()),
             DExpr::IsFinite(x) => DVal::B(go(x).f().is_finite()),
             DExpr::Call(at, xs) => {
                 let args: Vec<DVal> = xs.iter().map(go).collect();
-                self.eval(*at, &args)
+                self.eval_with(*at, &args, ftz)
             }
         }
     }
@@ -670,6 +679,123 @@ pub fn host(f: &Function, pairs: &[u64]) -> Vec<u64> {
     crate::interp::run_with::<Host>(f, pairs)
 }
 
+/// The spec's df64 operations evaluated on a flushing stack (`HostFtz`).
+static FTZ_SPEC: std::sync::OnceLock<Df64Spec> = std::sync::OnceLock::new();
+
+/// A df64 value of a stack that flushes subnormals: each rounded operation
+/// of a binary64 tree is the spec's df64 operation evaluated from its steps
+/// with every binary32 operand and result flushed (`Df64Spec::eval_with`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostFtz(pub f32, pub f32);
+
+impl HostFtz {
+    fn spec() -> &'static Df64Spec {
+        FTZ_SPEC.get().expect("host_ftz sets the spec first")
+    }
+    fn op(key: &str, args: &[HostFtz]) -> DVal {
+        let s = Self::spec();
+        let args: Vec<DVal> = args.iter().map(|a| DVal::D(a.0, a.1)).collect();
+        s.eval_with(s.map[key], &args, true)
+    }
+    fn pair(key: &str, args: &[HostFtz]) -> HostFtz {
+        let (h, l) = Self::op(key, args).d();
+        HostFtz(h, l)
+    }
+    fn truth(key: &str, args: &[HostFtz]) -> bool {
+        Self::op(key, args).b()
+    }
+}
+
+impl PartialOrd for HostFtz {
+    fn partial_cmp(&self, o: &HostFtz) -> Option<std::cmp::Ordering> {
+        use std::cmp::Ordering::*;
+        if self.lt(o) {
+            Some(Less)
+        } else if self.gt(o) {
+            Some(Greater)
+        } else if HostFtz::truth("eq", &[*self, *o]) {
+            Some(Equal)
+        } else {
+            None
+        }
+    }
+    fn lt(&self, o: &HostFtz) -> bool {
+        HostFtz::truth("lt", &[*self, *o])
+    }
+    fn gt(&self, o: &HostFtz) -> bool {
+        HostFtz::truth("gt", &[*self, *o])
+    }
+    fn le(&self, o: &HostFtz) -> bool {
+        HostFtz::truth("le", &[*self, *o])
+    }
+    fn ge(&self, o: &HostFtz) -> bool {
+        HostFtz::truth("ge", &[*self, *o])
+    }
+}
+
+impl crate::interp::Ieee for HostFtz {
+    fn from_word(w: u64) -> Self {
+        let d = Df64::from_word(w);
+        HostFtz(d.hi, d.lo)
+    }
+    fn to_word(self) -> u64 {
+        Df64 { hi: self.0, lo: self.1 }.to_word()
+    }
+    fn lit(v: f64) -> Self {
+        let d = Df64::from_f64(v);
+        HostFtz(d.hi, d.lo)
+    }
+    fn add(self, o: Self) -> Self {
+        HostFtz::pair("add", &[self, o])
+    }
+    fn sub(self, o: Self) -> Self {
+        HostFtz::pair("sub", &[self, o])
+    }
+    fn mul(self, o: Self) -> Self {
+        HostFtz::pair("mul", &[self, o])
+    }
+    fn div(self, o: Self) -> Self {
+        HostFtz::pair("div", &[self, o])
+    }
+    fn sqrt(self) -> Self {
+        HostFtz::pair("sqrt", &[self])
+    }
+    fn fabs(self) -> Self {
+        HostFtz::pair("fabs", &[self])
+    }
+    fn fmin(self, o: Self) -> Self {
+        HostFtz::pair("fmin", &[self, o])
+    }
+    fn fmax(self, o: Self) -> Self {
+        HostFtz::pair("fmax", &[self, o])
+    }
+    fn hypot(self, _o: Self) -> Self {
+        unreachable!("no function df64 runs calls hypot")
+    }
+    fn fma(self, _b: Self, _c: Self) -> Self {
+        unreachable!("no function df64 runs calls fma")
+    }
+    fn finite(self) -> bool {
+        HostFtz::truth("isfinite", &[self])
+    }
+}
+
+/// The host df64 of a stack that flushes subnormals (the inputs' words
+/// flushed too, as such a stack reads them): `host` with every binary32
+/// operand and result of the spec's operations flushed.
+pub fn host_ftz(spec: &Df64Spec, f: &Function, pairs: &[u64]) -> Vec<u64> {
+    let _ = FTZ_SPEC.set(spec.clone());
+    let fl = |x: f32| if x.is_subnormal() { 0f32.copysign(x) } else { x };
+    let flushed: Vec<u64> = pairs
+        .iter()
+        .map(|w| {
+            let d = Df64::from_word(*w);
+            Df64 { hi: fl(d.hi), lo: fl(d.lo) }.to_word()
+        })
+        .collect();
+    crate::interp::run_with::<HostFtz>(f, &flushed)
+}
+
 /// What a df64 printer's audit found in its source (the WGSL core's:
 /// `targets::wgsl::df64::audit`): the cancelling calls of the
 /// functions' trees, their operands wrapped in renorm, and the faults.
@@ -700,6 +826,28 @@ mod tests {
         assert_eq!(text.matches(find).count(), 1, "`{find}` occurs once in the spec");
         let s = crate::spec::parse_bytes(crate::SPEC_PATH, text.replacen(find, replace, 1).as_bytes()).expect("the edited spec parses");
         s.df64.expect("the spec has [df64]")
+    }
+
+    /// The flushing host is the host where no binary32 operand or result is
+    /// subnormal, and loses a subnormal residual where one is: a product of
+    /// two values near 2^-60 has a normal high word and a subnormal low word.
+    #[test]
+    fn the_flushing_host_differs_only_where_a_word_is_subnormal() {
+        let m = crate::load(&crate::default_root()).unwrap();
+        let spec = of(&m).unwrap();
+        let lowered = m.lowered();
+        let f = lowered.iter().find(|f| f.family == "mul" && f.shape == "vec2" && f.elem == "f64").unwrap();
+        let w = |x: &[f64]| -> Vec<u64> { x.iter().map(|v| Df64::from_f64(*v).to_word()).collect() };
+        let mut r = crate::rng::SplitMix64::new(7);
+        for _ in 0..2000 {
+            let x: Vec<f64> = (0..4).map(|_| 1.0 + (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64).collect();
+            assert_eq!(host_ftz(spec, f, &w(&x)), host(f, &w(&x)), "{x:?}");
+        }
+        let tiny = w(&[1.1e-18, 1.0, 1.3e-18, 1.0]);
+        let (plain, flushed) = (host(f, &tiny), host_ftz(spec, f, &tiny));
+        let (p, q) = (Df64::from_word(plain[0]), Df64::from_word(flushed[0]));
+        assert!(p.lo.is_subnormal() && q.lo == 0.0 && p.hi == q.hi, "{p:?} {q:?}");
+        assert_eq!(plain[1], flushed[1]);
     }
 
     /// The operations as stated are the reference's; a step changed in a way
