@@ -127,7 +127,7 @@ impl Df64Spec {
 
     fn expr(&self, e: &DExpr, env: &[DVal], ftz: bool) -> DVal {
         let go = |x: &DExpr| self.expr(x, env, ftz);
-        let fl = |x: f32| if ftz && x.is_subnormal() { 0f32.copysign(x) } else { x };
+        let fl = |x: f32| if ftz { flush(x) } else { x };
         match e {
             DExpr::Lit(v) => DVal::F(*v),
             DExpr::Var(k) => env[*k],
@@ -679,6 +679,16 @@ pub fn host(f: &Function, pairs: &[u64]) -> Vec<u64> {
     crate::interp::run_with::<Host>(f, pairs)
 }
 
+/// A binary32 value as a stack that flushes subnormals reads or writes it: a
+/// subnormal becomes the zero of its sign.
+pub fn flush(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// The spec's df64 operations evaluated on a flushing stack (`HostFtz`).
 static FTZ_SPEC: std::sync::OnceLock<Df64Spec> = std::sync::OnceLock::new();
 
@@ -785,12 +795,11 @@ impl crate::interp::Ieee for HostFtz {
 /// operand and result of the spec's operations flushed.
 pub fn host_ftz(spec: &Df64Spec, f: &Function, pairs: &[u64]) -> Vec<u64> {
     let _ = FTZ_SPEC.set(spec.clone());
-    let fl = |x: f32| if x.is_subnormal() { 0f32.copysign(x) } else { x };
     let flushed: Vec<u64> = pairs
         .iter()
         .map(|w| {
             let d = Df64::from_word(*w);
-            Df64 { hi: fl(d.hi), lo: fl(d.lo) }.to_word()
+            Df64 { hi: flush(d.hi), lo: flush(d.lo) }.to_word()
         })
         .collect();
     crate::interp::run_with::<HostFtz>(f, &flushed)

@@ -563,19 +563,6 @@ fn tolerance(scale: &[f64]) -> f64 {
     64.0 * U2 * scale.iter().fold(0.0f64, |m, x| m.max(x.abs()))
 }
 
-/// The GLSL ES declarations of the bound words' three sources
-/// (`glsl_draw`'s convention), which the seed's probes read.
-const GLSL_BOUND: &str = "
-layout(std140) uniform aether_probe_block {
-    highp vec4 aether_probe_b[4];
-};
-uniform highp vec4 aether_probe_u[4];
-in highp vec4 aether_probe_a0;
-in highp vec4 aether_probe_a1;
-in highp vec4 aether_probe_a2;
-in highp vec4 aether_probe_a3;
-";
-
 /// How a probe entry spells its declarations and words in one language.
 struct EntrySpelling {
     head: String,
@@ -642,7 +629,8 @@ fn probes_of(lang: Lang) -> Vec<Probe> {
 /// Adds the probes' entries to a module.
 fn with_probes(lang: Lang, mut m: CheckModule) -> CheckModule {
     if lang == Lang::Glsl {
-        m.source.push_str(GLSL_BOUND);
+        m.source.push('\n');
+        m.source.push_str(&crate::glsl_draw::bound_declarations());
     }
     for p in probes_of(lang) {
         m.source.push_str(&probe_entry(lang, &p));
@@ -820,7 +808,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         }
     }
     let model = aether_generator::load(&aether_generator::default_root()).map_err(|e| e.to_string())?;
-    let spec = df64::of(&model).ok_or("the spec has no [df64]")?;
+    df64::of(&model).ok_or("the spec has no [df64]")?;
     // The module of each language, the probes' entries added.
     let module_of = |lang: Lang| -> Result<CheckModule, String> {
         let mut module = with_probes(lang, lang.df64_check_module(&model, &model.lowered(), guard));
@@ -829,7 +817,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
             // low word, results change; where none does, nothing changes
             // (renorm is the identity on the normalised pairs the host loads).
             module.source = lang
-                .df64_without_renorm(&module.source, spec)
+                .df64_without_renorm(&model, &module.source)
                 .ok_or("--no-renorm: the renorm operation's text changed: update the control")?;
         }
         Ok(module)

@@ -93,6 +93,22 @@ pub const PROBE_UNIFORM: &str = "aether_probe_u";
 /// The vertex attributes of the bound words (`vec4` each, 4 words apiece,
 /// in order).
 pub const PROBE_ATTRIBUTES: [&str; 4] = ["aether_probe_a0", "aether_probe_a1", "aether_probe_a2", "aether_probe_a3"];
+/// The member of the probe block: `vec4[4]`.
+pub const PROBE_BLOCK_MEMBER: &str = "aether_probe_b";
+
+/// The GLSL ES declarations of the bound words' three sources, for a module
+/// whose entries read them (the generated probes of `crate::df64`).
+pub fn bound_declarations() -> String {
+    let vecs = BOUND_WORDS / 4;
+    let mut s = format!(
+        "layout(std140) uniform {PROBE_BLOCK} {{\n    highp vec4 {PROBE_BLOCK_MEMBER}[{vecs}];\n}};\nuniform highp vec4 {PROBE_UNIFORM}[{vecs}];\n"
+    );
+    for a in PROBE_ATTRIBUTES {
+        s.push_str(&format!("in highp vec4 {a};\n"));
+    }
+    s
+}
+
 /// The bytes of the bound words, and the stride of the attribute stream
 /// (one vertex's 4 `vec4`).
 pub const BOUND_BYTES: usize = BOUND_WORDS * 4;

@@ -110,10 +110,10 @@ impl Lang {
 
     /// `source` with the renorm operation the identity (the control without
     /// the loaded-low-word guard), or None when its text changed.
-    pub fn df64_without_renorm(self, source: &str, spec: &aether_generator::df64::Df64Spec) -> Option<String> {
+    pub fn df64_without_renorm(self, model: &Model, source: &str) -> Option<String> {
         match self {
-            Lang::Wgsl => wgsl::df64::without_renorm_op(source, spec),
-            Lang::Glsl => glsl::df64::without_renorm_op(source, spec),
+            Lang::Wgsl => wgsl::df64::without_renorm_op(model, source),
+            Lang::Glsl => glsl::df64::without_renorm_op(model, source),
         }
     }
 

@@ -257,12 +257,8 @@ pub fn audit(source: &str, spec: &Df64Spec) -> Audit {
 
 /// The identity in place of the renorm operation (the runner's control
 /// without the loaded-low-word guard), or None when its text changed.
-pub fn without_renorm_op(source: &str, spec: &Df64Spec) -> Option<String> {
-    let op = &spec.ops[spec.renorm];
-    let a = &op.params[0].0;
-    let from = format!("{DF} {}({DF} {a}) {{\n    return aether_df64_fast_two_sum({a}.x, {a}.y);", shared::op_name(op));
-    let to = format!("{DF} {}({DF} {a}) {{\n    return {a};", shared::op_name(op));
-    source.contains(&from).then(|| source.replacen(&from, &to, 1))
+pub fn without_renorm_op(model: &Model, source: &str) -> Option<String> {
+    shared::without_renorm_op(&Glsl, source, df64::of(model)?)
 }
 
 #[cfg(test)]
@@ -307,6 +303,8 @@ mod tests {
         let first = args[0].to_string();
         let extra = format!("{}aether_df64_renorm({first}){}", &src[..open + 1], &src[open + 1 + first.len()..]);
         assert_eq!(audit(&extra, spec).needless.len(), 1);
-        assert!(without_renorm_op(&src, spec).is_some(), "the renorm operation's text changed");
+        let identity = without_renorm_op(&m, &src).expect("the renorm operation's text is found");
+        assert_eq!(identity.matches("aether_df64_renorm(").count(), src.matches("aether_df64_renorm(").count());
+        assert!(identity.contains("vec2 aether_df64_renorm(vec2 a) {\n    return a;\n}"), "the identity renorm");
     }
 }

@@ -102,17 +102,35 @@ pub fn ops_source(syn: &dyn Syntax, spec: &Df64Spec) -> Vec<String> {
         for l in op.source.trim().lines() {
             out.push(format!("//     {}", l.trim()));
         }
-        let params: Vec<(String, String)> = op.params.iter().map(|(n, t)| (n.clone(), syn.ty(*t).to_string())).collect();
-        out.push(format!("{} {{", syn.fn_head(&op_name(op), &params, syn.ty(op.ret))));
-        let mut names: Vec<String> = op.params.iter().map(|p| p.0.clone()).collect();
-        for s in &op.steps {
-            out.push(format!("    {}", syn.bind(&s.name, syn.ty(s.ty), &dexpr(syn, spec, &s.expr, &names))));
-            names.push(s.name.clone());
-        }
-        out.push(format!("    return {};", dexpr(syn, spec, &op.out, &names)));
-        out.push("}".into());
+        out.extend(op_function(syn, spec, op));
     }
     out
+}
+
+/// The function of one operation, from its head to its closing brace.
+fn op_function(syn: &dyn Syntax, spec: &Df64Spec, op: &Op) -> Vec<String> {
+    let params: Vec<(String, String)> = op.params.iter().map(|(n, t)| (n.clone(), syn.ty(*t).to_string())).collect();
+    let mut out = vec![format!("{} {{", syn.fn_head(&op_name(op), &params, syn.ty(op.ret)))];
+    let mut names: Vec<String> = op.params.iter().map(|p| p.0.clone()).collect();
+    for s in &op.steps {
+        out.push(format!("    {}", syn.bind(&s.name, syn.ty(s.ty), &dexpr(syn, spec, &s.expr, &names))));
+        names.push(s.name.clone());
+    }
+    out.push(format!("    return {};", dexpr(syn, spec, &op.out, &names)));
+    out.push("}".into());
+    out
+}
+
+/// `source` with the renorm operation the identity (the runners' control
+/// without the loaded-low-word guard): its function as `ops_source` prints
+/// it, replaced by one that returns its operand; None when the source does
+/// not hold that function.
+pub fn without_renorm_op(syn: &dyn Syntax, source: &str, spec: &Df64Spec) -> Option<String> {
+    let op = &spec.ops[spec.renorm];
+    let from = op_function(syn, spec, op);
+    let to = [from[0].clone(), format!("    return {};", op.params[0].0), "}".into()];
+    let (from, to) = (from.join("\n"), to.join("\n"));
+    source.contains(&from).then(|| source.replacen(&from, &to, 1))
 }
 
 /// The spelling of an f64 function's tree in df64.

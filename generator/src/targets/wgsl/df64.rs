@@ -229,12 +229,9 @@ pub const READER: Reader = Reader {
 
 /// The identity in place of the renorm operation (the runner's control
 /// without the loaded-low-word guard), or None when its text changed.
-pub fn without_renorm_op(source: &str, spec: &Df64Spec) -> Option<String> {
-    let op = &spec.ops[spec.renorm];
-    let a = &op.params[0].0;
-    let from = format!("fn {}({a}: {DF}) -> {DF} {{\n    return aether_df64_fast_two_sum({a}.x, {a}.y);", op_name(op));
-    let to = format!("fn {}({a}: {DF}) -> {DF} {{\n    return {a};", op_name(op));
-    source.contains(&from).then(|| source.replacen(&from, &to, 1))
+pub fn without_renorm_op(model: &Model, source: &str) -> Option<String> {
+    let (spec, t) = (df64::of(model)?, f32_of(model)?);
+    shared::without_renorm_op(&Wgsl { f32: t }, source, spec)
 }
 
 /// The audit of a WGSL df64 source (`shared::audit`).
