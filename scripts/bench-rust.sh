@@ -138,7 +138,7 @@ awk '
 # The headline: aether ÷ glam per operation, time on both builds, beside the instruction counts.
 awk -F'|' '
     FNR == 1 { b++ }
-    /^\| [a-z0-9_]+ \|/ && NF == 9 && $2 !~ /^ (f(32|64)_|operation |function )/ { op = $2; gsub(/ /, "", op); q = $6; gsub(/ /, "", q); r[b, op] = q; if (b == 1) order[++n] = op }
+    /^\| [a-z0-9_]+( \(against [^|]*\))? \|/ && NF == 9 && $2 !~ /^ (f(32|64)_|operation |function )/ { op = $2; gsub(/^ +| +$/, "", op); q = $6; gsub(/ /, "", q); r[b, op] = q; if (b == 1) order[++n] = op }
     END {
         print "| operation | time aether ÷ glam (default) | time aether ÷ glam (x86-64-v3) | within 1.2x on both |"
         print "|---|---|---|---|"
@@ -187,9 +187,20 @@ awk -F'|' '
     echo "products (eight shuffles), where glam's column-major matrix needs four broadcasts; the loop is bound"
     echo "by the shuffle units (about 1.4x glam at SSE2). Its structure-of-arrays batch has no shuffle at all."
     echo "vec4f_dot: one multiply, then the chain fold in lane 0 (three shuffles, three adds); glam adds pairwise"
-    echo "(two of each), which is why 396 of its 1024 results are not the contract's. Two loops of the same"
+    echo "(two of each), which is why 396 of its 1024 results are not the contract's. Three shuffles are the fewest"
+    echo "for the chain: each of p1, p2, p3 must reach the running sum's lane, and only p0 starts there (taking p1"
+    echo "and p3 as scalar products from memory instead trades two shuffles for four loads and two multiplies, and"
+    echo "measured the same). quatf_mul: the four lanes of the result are one chain each, w's subtracting where x's"
+    echo "adds: every lane adds, the subtracting lanes' products with their sign bit flipped (x - y is x + (-y) in"
+    echo "IEEE 754), each product a broadcast of a's component times a shuffle of b (seven shuffles, as glam's)."
+    echo "vec3f_normalize: the contract's normalize returns an input it cannot normalize (n > 0 false) unchanged,"
+    echo "three selects glam's \`normalize\` has not (it returns NaN or infinities there); glam's guarded call, which"
+    echo "returns a fallback instead (\`normalize_or(x)\`), is the row beside it. Two loops of the same"
     echo "machine code also took different times when their arrays lay differently (4 KiB aliasing): every"
-    echo "contender's arrays lie at the same offsets in a page, except the \`_soa\` forms' (plain vectors)."
+    echo "contender's arrays lie at the same offsets in a page, except the \`_soa\` forms' (plain vectors). A \`_soa\`"
+    echo "form's component arrays are n floats apart by its layout, 4 KiB at n = 1024, so all its streams lie at one"
+    echo "offset in a page: on an AMD EPYC its quatf_mul loop took about three times as long at n = 1024 as at n = 1000"
+    echo "(\`aether-bench-rust-core --only quatf_mul --n 1000\`), the same machine code."
     echo
     echo "## Summary"
     echo

@@ -4202,7 +4202,7 @@ pub fn aether_quatf_mul_soa(a: &[f32], b: &[f32], aether_out: &mut [f32], aether
     let aether_o3 = &mut aether_rest[..aether_n];
     let aether_out: [&mut [f32]; 4] = [aether_o0, aether_o1, aether_o2, aether_o3];
     for aether_i in 0..aether_n {
-        let aether_r = aether_quatf_mul(Quatf { w: a[0][aether_i], x: a[1][aether_i], y: a[2][aether_i], z: a[3][aether_i] }, Quatf { w: b[0][aether_i], x: b[1][aether_i], y: b[2][aether_i], z: b[3][aether_i] });
+        let aether_r = portable_aether_quatf_mul(Quatf { w: a[0][aether_i], x: a[1][aether_i], y: a[2][aether_i], z: a[3][aether_i] }, Quatf { w: b[0][aether_i], x: b[1][aether_i], y: b[2][aether_i], z: b[3][aether_i] });
         aether_out[0][aether_i] = aether_r.w;
         aether_out[1][aether_i] = aether_r.x;
         aether_out[2][aether_i] = aether_r.y;

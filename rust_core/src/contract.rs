@@ -1032,10 +1032,7 @@ pub fn aether_f64_sign(a: f64) -> f64 {
 /// ```
 #[inline]
 pub fn aether_vec2f_add(a: Vec2f, b: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (a.x + b.x);
-    aether_out.y = (a.y + b.y);
-    return aether_out;
+    return Vec2f { x: (a.x + b.x), y: (a.y + b.y) };
 }
 
 /// Componentwise a + b.
@@ -1046,10 +1043,7 @@ pub fn aether_vec2f_add(a: Vec2f, b: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_add(a: Vec2d, b: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (a.x + b.x);
-    aether_out.y = (a.y + b.y);
-    return aether_out;
+    return Vec2d { x: (a.x + b.x), y: (a.y + b.y) };
 }
 
 /// Componentwise a + b.
@@ -1060,11 +1054,7 @@ pub fn aether_vec2d_add(a: Vec2d, b: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_add(a: Vec3f, b: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (a.x + b.x);
-    aether_out.y = (a.y + b.y);
-    aether_out.z = (a.z + b.z);
-    return aether_out;
+    return Vec3f { x: (a.x + b.x), y: (a.y + b.y), z: (a.z + b.z) };
 }
 
 /// Componentwise a + b.
@@ -1075,11 +1065,7 @@ pub fn aether_vec3f_add(a: Vec3f, b: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_add(a: Vec3d, b: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (a.x + b.x);
-    aether_out.y = (a.y + b.y);
-    aether_out.z = (a.z + b.z);
-    return aether_out;
+    return Vec3d { x: (a.x + b.x), y: (a.y + b.y), z: (a.z + b.z) };
 }
 
 /// Componentwise a + b.
@@ -1112,12 +1098,7 @@ pub fn aether_vec4f_add(a: Vec4f, b: Vec4f) -> Vec4f {
 /// [`aether_vec4f_add`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_vec4f_add(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x + b.x);
-    aether_out.y = (a.y + b.y);
-    aether_out.z = (a.z + b.z);
-    aether_out.w = (a.w + b.w);
-    return aether_out;
+    return Vec4f { x: (a.x + b.x), y: (a.y + b.y), z: (a.z + b.z), w: (a.w + b.w) };
 }
 
 /// Componentwise a + b.
@@ -1128,12 +1109,7 @@ pub(crate) fn portable_aether_vec4f_add(a: Vec4f, b: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_add(a: Vec4d, b: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (a.x + b.x);
-    aether_out.y = (a.y + b.y);
-    aether_out.z = (a.z + b.z);
-    aether_out.w = (a.w + b.w);
-    return aether_out;
+    return Vec4d { x: (a.x + b.x), y: (a.y + b.y), z: (a.z + b.z), w: (a.w + b.w) };
 }
 
 /// Componentwise a - b.
@@ -1144,10 +1120,7 @@ pub fn aether_vec4d_add(a: Vec4d, b: Vec4d) -> Vec4d {
 /// ```
 #[inline]
 pub fn aether_vec2f_sub(a: Vec2f, b: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (a.x - b.x);
-    aether_out.y = (a.y - b.y);
-    return aether_out;
+    return Vec2f { x: (a.x - b.x), y: (a.y - b.y) };
 }
 
 /// Componentwise a - b.
@@ -1158,10 +1131,7 @@ pub fn aether_vec2f_sub(a: Vec2f, b: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_sub(a: Vec2d, b: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (a.x - b.x);
-    aether_out.y = (a.y - b.y);
-    return aether_out;
+    return Vec2d { x: (a.x - b.x), y: (a.y - b.y) };
 }
 
 /// Componentwise a - b.
@@ -1172,11 +1142,7 @@ pub fn aether_vec2d_sub(a: Vec2d, b: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_sub(a: Vec3f, b: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (a.x - b.x);
-    aether_out.y = (a.y - b.y);
-    aether_out.z = (a.z - b.z);
-    return aether_out;
+    return Vec3f { x: (a.x - b.x), y: (a.y - b.y), z: (a.z - b.z) };
 }
 
 /// Componentwise a - b.
@@ -1187,11 +1153,7 @@ pub fn aether_vec3f_sub(a: Vec3f, b: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_sub(a: Vec3d, b: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (a.x - b.x);
-    aether_out.y = (a.y - b.y);
-    aether_out.z = (a.z - b.z);
-    return aether_out;
+    return Vec3d { x: (a.x - b.x), y: (a.y - b.y), z: (a.z - b.z) };
 }
 
 /// Componentwise a - b.
@@ -1224,12 +1186,7 @@ pub fn aether_vec4f_sub(a: Vec4f, b: Vec4f) -> Vec4f {
 /// [`aether_vec4f_sub`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_vec4f_sub(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x - b.x);
-    aether_out.y = (a.y - b.y);
-    aether_out.z = (a.z - b.z);
-    aether_out.w = (a.w - b.w);
-    return aether_out;
+    return Vec4f { x: (a.x - b.x), y: (a.y - b.y), z: (a.z - b.z), w: (a.w - b.w) };
 }
 
 /// Componentwise a - b.
@@ -1240,12 +1197,7 @@ pub(crate) fn portable_aether_vec4f_sub(a: Vec4f, b: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_sub(a: Vec4d, b: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (a.x - b.x);
-    aether_out.y = (a.y - b.y);
-    aether_out.z = (a.z - b.z);
-    aether_out.w = (a.w - b.w);
-    return aether_out;
+    return Vec4d { x: (a.x - b.x), y: (a.y - b.y), z: (a.z - b.z), w: (a.w - b.w) };
 }
 
 /// Componentwise a * b.
@@ -1256,10 +1208,7 @@ pub fn aether_vec4d_sub(a: Vec4d, b: Vec4d) -> Vec4d {
 /// ```
 #[inline]
 pub fn aether_vec2f_mul(a: Vec2f, b: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (a.x * b.x);
-    aether_out.y = (a.y * b.y);
-    return aether_out;
+    return Vec2f { x: (a.x * b.x), y: (a.y * b.y) };
 }
 
 /// Componentwise a * b.
@@ -1270,10 +1219,7 @@ pub fn aether_vec2f_mul(a: Vec2f, b: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_mul(a: Vec2d, b: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (a.x * b.x);
-    aether_out.y = (a.y * b.y);
-    return aether_out;
+    return Vec2d { x: (a.x * b.x), y: (a.y * b.y) };
 }
 
 /// Componentwise a * b.
@@ -1284,11 +1230,7 @@ pub fn aether_vec2d_mul(a: Vec2d, b: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_mul(a: Vec3f, b: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (a.x * b.x);
-    aether_out.y = (a.y * b.y);
-    aether_out.z = (a.z * b.z);
-    return aether_out;
+    return Vec3f { x: (a.x * b.x), y: (a.y * b.y), z: (a.z * b.z) };
 }
 
 /// Componentwise a * b.
@@ -1299,11 +1241,7 @@ pub fn aether_vec3f_mul(a: Vec3f, b: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_mul(a: Vec3d, b: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (a.x * b.x);
-    aether_out.y = (a.y * b.y);
-    aether_out.z = (a.z * b.z);
-    return aether_out;
+    return Vec3d { x: (a.x * b.x), y: (a.y * b.y), z: (a.z * b.z) };
 }
 
 /// Componentwise a * b.
@@ -1336,12 +1274,7 @@ pub fn aether_vec4f_mul(a: Vec4f, b: Vec4f) -> Vec4f {
 /// [`aether_vec4f_mul`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_vec4f_mul(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x * b.x);
-    aether_out.y = (a.y * b.y);
-    aether_out.z = (a.z * b.z);
-    aether_out.w = (a.w * b.w);
-    return aether_out;
+    return Vec4f { x: (a.x * b.x), y: (a.y * b.y), z: (a.z * b.z), w: (a.w * b.w) };
 }
 
 /// Componentwise a * b.
@@ -1352,12 +1285,7 @@ pub(crate) fn portable_aether_vec4f_mul(a: Vec4f, b: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_mul(a: Vec4d, b: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (a.x * b.x);
-    aether_out.y = (a.y * b.y);
-    aether_out.z = (a.z * b.z);
-    aether_out.w = (a.w * b.w);
-    return aether_out;
+    return Vec4d { x: (a.x * b.x), y: (a.y * b.y), z: (a.z * b.z), w: (a.w * b.w) };
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1368,10 +1296,7 @@ pub fn aether_vec4d_mul(a: Vec4d, b: Vec4d) -> Vec4d {
 /// ```
 #[inline]
 pub fn aether_vec2f_scale(a: Vec2f, s: f32) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (s * a.x);
-    aether_out.y = (s * a.y);
-    return aether_out;
+    return Vec2f { x: (s * a.x), y: (s * a.y) };
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1382,10 +1307,7 @@ pub fn aether_vec2f_scale(a: Vec2f, s: f32) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_scale(a: Vec2d, s: f64) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (s * a.x);
-    aether_out.y = (s * a.y);
-    return aether_out;
+    return Vec2d { x: (s * a.x), y: (s * a.y) };
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1396,11 +1318,7 @@ pub fn aether_vec2d_scale(a: Vec2d, s: f64) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_scale(a: Vec3f, s: f32) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (s * a.x);
-    aether_out.y = (s * a.y);
-    aether_out.z = (s * a.z);
-    return aether_out;
+    return Vec3f { x: (s * a.x), y: (s * a.y), z: (s * a.z) };
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1411,11 +1329,7 @@ pub fn aether_vec3f_scale(a: Vec3f, s: f32) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_scale(a: Vec3d, s: f64) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (s * a.x);
-    aether_out.y = (s * a.y);
-    aether_out.z = (s * a.z);
-    return aether_out;
+    return Vec3d { x: (s * a.x), y: (s * a.y), z: (s * a.z) };
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1447,12 +1361,7 @@ pub fn aether_vec4f_scale(a: Vec4f, s: f32) -> Vec4f {
 /// [`aether_vec4f_scale`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_vec4f_scale(a: Vec4f, s: f32) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (s * a.x);
-    aether_out.y = (s * a.y);
-    aether_out.z = (s * a.z);
-    aether_out.w = (s * a.w);
-    return aether_out;
+    return Vec4f { x: (s * a.x), y: (s * a.y), z: (s * a.z), w: (s * a.w) };
 }
 
 /// Scale by a scalar: s * a\[i\].
@@ -1463,12 +1372,7 @@ pub(crate) fn portable_aether_vec4f_scale(a: Vec4f, s: f32) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_scale(a: Vec4d, s: f64) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (s * a.x);
-    aether_out.y = (s * a.y);
-    aether_out.z = (s * a.z);
-    aether_out.w = (s * a.w);
-    return aether_out;
+    return Vec4d { x: (s * a.x), y: (s * a.y), z: (s * a.z), w: (s * a.w) };
 }
 
 /// Divide by a scalar: one reciprocal r = 1/s, then r * a\[i\]; not a correctly rounded division per component.
@@ -1481,10 +1385,7 @@ pub fn aether_vec4d_scale(a: Vec4d, s: f64) -> Vec4d {
 #[inline]
 pub fn aether_vec2f_div(a: Vec2f, s: f32) -> Vec2f {
     let r: f32 = (1.0_f32 / s);
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (r * a.x);
-    aether_out.y = (r * a.y);
-    return aether_out;
+    return Vec2f { x: (r * a.x), y: (r * a.y) };
 }
 
 /// Divide by a scalar: one reciprocal r = 1/s, then r * a\[i\]; not a correctly rounded division per component.
@@ -1497,10 +1398,7 @@ pub fn aether_vec2f_div(a: Vec2f, s: f32) -> Vec2f {
 #[inline]
 pub fn aether_vec2d_div(a: Vec2d, s: f64) -> Vec2d {
     let r: f64 = (1.0_f64 / s);
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (r * a.x);
-    aether_out.y = (r * a.y);
-    return aether_out;
+    return Vec2d { x: (r * a.x), y: (r * a.y) };
 }
 
 /// Divide by a scalar: one reciprocal r = 1/s, then r * a\[i\]; not a correctly rounded division per component.
@@ -1513,11 +1411,7 @@ pub fn aether_vec2d_div(a: Vec2d, s: f64) -> Vec2d {
 #[inline]
 pub fn aether_vec3f_div(a: Vec3f, s: f32) -> Vec3f {
     let r: f32 = (1.0_f32 / s);
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (r * a.x);
-    aether_out.y = (r * a.y);
-    aether_out.z = (r * a.z);
-    return aether_out;
+    return Vec3f { x: (r * a.x), y: (r * a.y), z: (r * a.z) };
 }
 
 /// Divide by a scalar: one reciprocal r = 1/s, then r * a\[i\]; not a correctly rounded division per component.
@@ -1530,11 +1424,7 @@ pub fn aether_vec3f_div(a: Vec3f, s: f32) -> Vec3f {
 #[inline]
 pub fn aether_vec3d_div(a: Vec3d, s: f64) -> Vec3d {
     let r: f64 = (1.0_f64 / s);
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (r * a.x);
-    aether_out.y = (r * a.y);
-    aether_out.z = (r * a.z);
-    return aether_out;
+    return Vec3d { x: (r * a.x), y: (r * a.y), z: (r * a.z) };
 }
 
 /// Divide by a scalar: one reciprocal r = 1/s, then r * a\[i\]; not a correctly rounded division per component.
@@ -1547,12 +1437,7 @@ pub fn aether_vec3d_div(a: Vec3d, s: f64) -> Vec3d {
 #[inline]
 pub fn aether_vec4f_div(a: Vec4f, s: f32) -> Vec4f {
     let r: f32 = (1.0_f32 / s);
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (r * a.x);
-    aether_out.y = (r * a.y);
-    aether_out.z = (r * a.z);
-    aether_out.w = (r * a.w);
-    return aether_out;
+    return Vec4f { x: (r * a.x), y: (r * a.y), z: (r * a.z), w: (r * a.w) };
 }
 
 /// Divide by a scalar: one reciprocal r = 1/s, then r * a\[i\]; not a correctly rounded division per component.
@@ -1565,12 +1450,7 @@ pub fn aether_vec4f_div(a: Vec4f, s: f32) -> Vec4f {
 #[inline]
 pub fn aether_vec4d_div(a: Vec4d, s: f64) -> Vec4d {
     let r: f64 = (1.0_f64 / s);
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (r * a.x);
-    aether_out.y = (r * a.y);
-    aether_out.z = (r * a.z);
-    aether_out.w = (r * a.w);
-    return aether_out;
+    return Vec4d { x: (r * a.x), y: (r * a.y), z: (r * a.z), w: (r * a.w) };
 }
 
 /// Negation spelled a * -1.
@@ -1603,10 +1483,7 @@ pub fn aether_f64_neg(a: f64) -> f64 {
 /// ```
 #[inline]
 pub fn aether_vec2f_neg(a: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (a.x * -1.0_f32);
-    aether_out.y = (a.y * -1.0_f32);
-    return aether_out;
+    return Vec2f { x: (a.x * -1.0_f32), y: (a.y * -1.0_f32) };
 }
 
 /// Negation spelled a * -1.
@@ -1617,10 +1494,7 @@ pub fn aether_vec2f_neg(a: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_neg(a: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (a.x * -1.0_f64);
-    aether_out.y = (a.y * -1.0_f64);
-    return aether_out;
+    return Vec2d { x: (a.x * -1.0_f64), y: (a.y * -1.0_f64) };
 }
 
 /// Negation spelled a * -1.
@@ -1631,11 +1505,7 @@ pub fn aether_vec2d_neg(a: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_neg(a: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (a.x * -1.0_f32);
-    aether_out.y = (a.y * -1.0_f32);
-    aether_out.z = (a.z * -1.0_f32);
-    return aether_out;
+    return Vec3f { x: (a.x * -1.0_f32), y: (a.y * -1.0_f32), z: (a.z * -1.0_f32) };
 }
 
 /// Negation spelled a * -1.
@@ -1646,11 +1516,7 @@ pub fn aether_vec3f_neg(a: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_neg(a: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (a.x * -1.0_f64);
-    aether_out.y = (a.y * -1.0_f64);
-    aether_out.z = (a.z * -1.0_f64);
-    return aether_out;
+    return Vec3d { x: (a.x * -1.0_f64), y: (a.y * -1.0_f64), z: (a.z * -1.0_f64) };
 }
 
 /// Negation spelled a * -1.
@@ -1682,12 +1548,7 @@ pub fn aether_vec4f_neg(a: Vec4f) -> Vec4f {
 /// [`aether_vec4f_neg`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_vec4f_neg(a: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x * -1.0_f32);
-    aether_out.y = (a.y * -1.0_f32);
-    aether_out.z = (a.z * -1.0_f32);
-    aether_out.w = (a.w * -1.0_f32);
-    return aether_out;
+    return Vec4f { x: (a.x * -1.0_f32), y: (a.y * -1.0_f32), z: (a.z * -1.0_f32), w: (a.w * -1.0_f32) };
 }
 
 /// Negation spelled a * -1.
@@ -1698,12 +1559,7 @@ pub(crate) fn portable_aether_vec4f_neg(a: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_neg(a: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (a.x * -1.0_f64);
-    aether_out.y = (a.y * -1.0_f64);
-    aether_out.z = (a.z * -1.0_f64);
-    aether_out.w = (a.w * -1.0_f64);
-    return aether_out;
+    return Vec4d { x: (a.x * -1.0_f64), y: (a.y * -1.0_f64), z: (a.z * -1.0_f64), w: (a.w * -1.0_f64) };
 }
 
 /// Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -1736,10 +1592,7 @@ pub fn aether_f64_abs(a: f64) -> f64 {
 /// ```
 #[inline]
 pub fn aether_vec2f_abs(a: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = aether_fabs_f32(a.x);
-    aether_out.y = aether_fabs_f32(a.y);
-    return aether_out;
+    return Vec2f { x: aether_fabs_f32(a.x), y: aether_fabs_f32(a.y) };
 }
 
 /// Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -1750,10 +1603,7 @@ pub fn aether_vec2f_abs(a: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_abs(a: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = aether_fabs_f64(a.x);
-    aether_out.y = aether_fabs_f64(a.y);
-    return aether_out;
+    return Vec2d { x: aether_fabs_f64(a.x), y: aether_fabs_f64(a.y) };
 }
 
 /// Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -1764,11 +1614,7 @@ pub fn aether_vec2d_abs(a: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_abs(a: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = aether_fabs_f32(a.x);
-    aether_out.y = aether_fabs_f32(a.y);
-    aether_out.z = aether_fabs_f32(a.z);
-    return aether_out;
+    return Vec3f { x: aether_fabs_f32(a.x), y: aether_fabs_f32(a.y), z: aether_fabs_f32(a.z) };
 }
 
 /// Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -1779,11 +1625,7 @@ pub fn aether_vec3f_abs(a: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_abs(a: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = aether_fabs_f64(a.x);
-    aether_out.y = aether_fabs_f64(a.y);
-    aether_out.z = aether_fabs_f64(a.z);
-    return aether_out;
+    return Vec3d { x: aether_fabs_f64(a.x), y: aether_fabs_f64(a.y), z: aether_fabs_f64(a.z) };
 }
 
 /// Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -1794,12 +1636,12 @@ pub fn aether_vec3d_abs(a: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_abs(a: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = aether_fabs_f32(a.x);
-    aether_out.y = aether_fabs_f32(a.y);
-    aether_out.z = aether_fabs_f32(a.z);
-    aether_out.w = aether_fabs_f32(a.w);
-    return aether_out;
+    return Vec4f {
+        x: aether_fabs_f32(a.x),
+        y: aether_fabs_f32(a.y),
+        z: aether_fabs_f32(a.z),
+        w: aether_fabs_f32(a.w),
+    };
 }
 
 /// Absolute value (fabs): clears the sign bit, NaN payload kept.
@@ -1810,12 +1652,12 @@ pub fn aether_vec4f_abs(a: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_abs(a: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = aether_fabs_f64(a.x);
-    aether_out.y = aether_fabs_f64(a.y);
-    aether_out.z = aether_fabs_f64(a.z);
-    aether_out.w = aether_fabs_f64(a.w);
-    return aether_out;
+    return Vec4d {
+        x: aether_fabs_f64(a.x),
+        y: aether_fabs_f64(a.y),
+        z: aether_fabs_f64(a.z),
+        w: aether_fabs_f64(a.w),
+    };
 }
 
 /// Componentwise C fmin.
@@ -1826,10 +1668,7 @@ pub fn aether_vec4d_abs(a: Vec4d) -> Vec4d {
 /// ```
 #[inline]
 pub fn aether_vec2f_min(a: Vec2f, b: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = aether_fmin_f32(a.x, b.x);
-    aether_out.y = aether_fmin_f32(a.y, b.y);
-    return aether_out;
+    return Vec2f { x: aether_fmin_f32(a.x, b.x), y: aether_fmin_f32(a.y, b.y) };
 }
 
 /// Componentwise C fmin.
@@ -1840,10 +1679,7 @@ pub fn aether_vec2f_min(a: Vec2f, b: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_min(a: Vec2d, b: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = aether_fmin_f64(a.x, b.x);
-    aether_out.y = aether_fmin_f64(a.y, b.y);
-    return aether_out;
+    return Vec2d { x: aether_fmin_f64(a.x, b.x), y: aether_fmin_f64(a.y, b.y) };
 }
 
 /// Componentwise C fmin.
@@ -1854,11 +1690,11 @@ pub fn aether_vec2d_min(a: Vec2d, b: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_min(a: Vec3f, b: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = aether_fmin_f32(a.x, b.x);
-    aether_out.y = aether_fmin_f32(a.y, b.y);
-    aether_out.z = aether_fmin_f32(a.z, b.z);
-    return aether_out;
+    return Vec3f {
+        x: aether_fmin_f32(a.x, b.x),
+        y: aether_fmin_f32(a.y, b.y),
+        z: aether_fmin_f32(a.z, b.z),
+    };
 }
 
 /// Componentwise C fmin.
@@ -1869,11 +1705,11 @@ pub fn aether_vec3f_min(a: Vec3f, b: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_min(a: Vec3d, b: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = aether_fmin_f64(a.x, b.x);
-    aether_out.y = aether_fmin_f64(a.y, b.y);
-    aether_out.z = aether_fmin_f64(a.z, b.z);
-    return aether_out;
+    return Vec3d {
+        x: aether_fmin_f64(a.x, b.x),
+        y: aether_fmin_f64(a.y, b.y),
+        z: aether_fmin_f64(a.z, b.z),
+    };
 }
 
 /// Componentwise C fmin.
@@ -1884,12 +1720,12 @@ pub fn aether_vec3d_min(a: Vec3d, b: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_min(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = aether_fmin_f32(a.x, b.x);
-    aether_out.y = aether_fmin_f32(a.y, b.y);
-    aether_out.z = aether_fmin_f32(a.z, b.z);
-    aether_out.w = aether_fmin_f32(a.w, b.w);
-    return aether_out;
+    return Vec4f {
+        x: aether_fmin_f32(a.x, b.x),
+        y: aether_fmin_f32(a.y, b.y),
+        z: aether_fmin_f32(a.z, b.z),
+        w: aether_fmin_f32(a.w, b.w),
+    };
 }
 
 /// Componentwise C fmin.
@@ -1900,12 +1736,12 @@ pub fn aether_vec4f_min(a: Vec4f, b: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_min(a: Vec4d, b: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = aether_fmin_f64(a.x, b.x);
-    aether_out.y = aether_fmin_f64(a.y, b.y);
-    aether_out.z = aether_fmin_f64(a.z, b.z);
-    aether_out.w = aether_fmin_f64(a.w, b.w);
-    return aether_out;
+    return Vec4d {
+        x: aether_fmin_f64(a.x, b.x),
+        y: aether_fmin_f64(a.y, b.y),
+        z: aether_fmin_f64(a.z, b.z),
+        w: aether_fmin_f64(a.w, b.w),
+    };
 }
 
 /// Componentwise C fmax.
@@ -1916,10 +1752,7 @@ pub fn aether_vec4d_min(a: Vec4d, b: Vec4d) -> Vec4d {
 /// ```
 #[inline]
 pub fn aether_vec2f_max(a: Vec2f, b: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = aether_fmax_f32(a.x, b.x);
-    aether_out.y = aether_fmax_f32(a.y, b.y);
-    return aether_out;
+    return Vec2f { x: aether_fmax_f32(a.x, b.x), y: aether_fmax_f32(a.y, b.y) };
 }
 
 /// Componentwise C fmax.
@@ -1930,10 +1763,7 @@ pub fn aether_vec2f_max(a: Vec2f, b: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_max(a: Vec2d, b: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = aether_fmax_f64(a.x, b.x);
-    aether_out.y = aether_fmax_f64(a.y, b.y);
-    return aether_out;
+    return Vec2d { x: aether_fmax_f64(a.x, b.x), y: aether_fmax_f64(a.y, b.y) };
 }
 
 /// Componentwise C fmax.
@@ -1944,11 +1774,11 @@ pub fn aether_vec2d_max(a: Vec2d, b: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_max(a: Vec3f, b: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = aether_fmax_f32(a.x, b.x);
-    aether_out.y = aether_fmax_f32(a.y, b.y);
-    aether_out.z = aether_fmax_f32(a.z, b.z);
-    return aether_out;
+    return Vec3f {
+        x: aether_fmax_f32(a.x, b.x),
+        y: aether_fmax_f32(a.y, b.y),
+        z: aether_fmax_f32(a.z, b.z),
+    };
 }
 
 /// Componentwise C fmax.
@@ -1959,11 +1789,11 @@ pub fn aether_vec3f_max(a: Vec3f, b: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_max(a: Vec3d, b: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = aether_fmax_f64(a.x, b.x);
-    aether_out.y = aether_fmax_f64(a.y, b.y);
-    aether_out.z = aether_fmax_f64(a.z, b.z);
-    return aether_out;
+    return Vec3d {
+        x: aether_fmax_f64(a.x, b.x),
+        y: aether_fmax_f64(a.y, b.y),
+        z: aether_fmax_f64(a.z, b.z),
+    };
 }
 
 /// Componentwise C fmax.
@@ -1974,12 +1804,12 @@ pub fn aether_vec3d_max(a: Vec3d, b: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_vec4f_max(a: Vec4f, b: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = aether_fmax_f32(a.x, b.x);
-    aether_out.y = aether_fmax_f32(a.y, b.y);
-    aether_out.z = aether_fmax_f32(a.z, b.z);
-    aether_out.w = aether_fmax_f32(a.w, b.w);
-    return aether_out;
+    return Vec4f {
+        x: aether_fmax_f32(a.x, b.x),
+        y: aether_fmax_f32(a.y, b.y),
+        z: aether_fmax_f32(a.z, b.z),
+        w: aether_fmax_f32(a.w, b.w),
+    };
 }
 
 /// Componentwise C fmax.
@@ -1990,12 +1820,12 @@ pub fn aether_vec4f_max(a: Vec4f, b: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_max(a: Vec4d, b: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = aether_fmax_f64(a.x, b.x);
-    aether_out.y = aether_fmax_f64(a.y, b.y);
-    aether_out.z = aether_fmax_f64(a.z, b.z);
-    aether_out.w = aether_fmax_f64(a.w, b.w);
-    return aether_out;
+    return Vec4d {
+        x: aether_fmax_f64(a.x, b.x),
+        y: aether_fmax_f64(a.y, b.y),
+        z: aether_fmax_f64(a.z, b.z),
+        w: aether_fmax_f64(a.w, b.w),
+    };
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2006,10 +1836,7 @@ pub fn aether_vec4d_max(a: Vec4d, b: Vec4d) -> Vec4d {
 /// ```
 #[inline]
 pub fn aether_vec2f_lerp(a: Vec2f, b: Vec2f, t: f32) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (a.x + (t * (b.x - a.x)));
-    aether_out.y = (a.y + (t * (b.y - a.y)));
-    return aether_out;
+    return Vec2f { x: (a.x + (t * (b.x - a.x))), y: (a.y + (t * (b.y - a.y))) };
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2020,10 +1847,7 @@ pub fn aether_vec2f_lerp(a: Vec2f, b: Vec2f, t: f32) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_vec2d_lerp(a: Vec2d, b: Vec2d, t: f64) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (a.x + (t * (b.x - a.x)));
-    aether_out.y = (a.y + (t * (b.y - a.y)));
-    return aether_out;
+    return Vec2d { x: (a.x + (t * (b.x - a.x))), y: (a.y + (t * (b.y - a.y))) };
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2034,11 +1858,11 @@ pub fn aether_vec2d_lerp(a: Vec2d, b: Vec2d, t: f64) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_vec3f_lerp(a: Vec3f, b: Vec3f, t: f32) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (a.x + (t * (b.x - a.x)));
-    aether_out.y = (a.y + (t * (b.y - a.y)));
-    aether_out.z = (a.z + (t * (b.z - a.z)));
-    return aether_out;
+    return Vec3f {
+        x: (a.x + (t * (b.x - a.x))),
+        y: (a.y + (t * (b.y - a.y))),
+        z: (a.z + (t * (b.z - a.z))),
+    };
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2049,11 +1873,11 @@ pub fn aether_vec3f_lerp(a: Vec3f, b: Vec3f, t: f32) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_lerp(a: Vec3d, b: Vec3d, t: f64) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (a.x + (t * (b.x - a.x)));
-    aether_out.y = (a.y + (t * (b.y - a.y)));
-    aether_out.z = (a.z + (t * (b.z - a.z)));
-    return aether_out;
+    return Vec3d {
+        x: (a.x + (t * (b.x - a.x))),
+        y: (a.y + (t * (b.y - a.y))),
+        z: (a.z + (t * (b.z - a.z))),
+    };
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2086,12 +1910,12 @@ pub fn aether_vec4f_lerp(a: Vec4f, b: Vec4f, t: f32) -> Vec4f {
 /// [`aether_vec4f_lerp`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_vec4f_lerp(a: Vec4f, b: Vec4f, t: f32) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (a.x + (t * (b.x - a.x)));
-    aether_out.y = (a.y + (t * (b.y - a.y)));
-    aether_out.z = (a.z + (t * (b.z - a.z)));
-    aether_out.w = (a.w + (t * (b.w - a.w)));
-    return aether_out;
+    return Vec4f {
+        x: (a.x + (t * (b.x - a.x))),
+        y: (a.y + (t * (b.y - a.y))),
+        z: (a.z + (t * (b.z - a.z))),
+        w: (a.w + (t * (b.w - a.w))),
+    };
 }
 
 /// Linear interpolation a + t * (b - a), per component, in that order.
@@ -2102,12 +1926,12 @@ pub(crate) fn portable_aether_vec4f_lerp(a: Vec4f, b: Vec4f, t: f32) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_vec4d_lerp(a: Vec4d, b: Vec4d, t: f64) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (a.x + (t * (b.x - a.x)));
-    aether_out.y = (a.y + (t * (b.y - a.y)));
-    aether_out.z = (a.z + (t * (b.z - a.z)));
-    aether_out.w = (a.w + (t * (b.w - a.w)));
-    return aether_out;
+    return Vec4d {
+        x: (a.x + (t * (b.x - a.x))),
+        y: (a.y + (t * (b.y - a.y))),
+        z: (a.z + (t * (b.z - a.z))),
+        w: (a.w + (t * (b.w - a.w))),
+    };
 }
 
 /// Sum of the components: the fold of a\[k\].
@@ -2556,10 +2380,10 @@ pub fn aether_vec2f_normalize(a: Vec2f) -> Vec2f {
     let div_r: f32 = (1.0_f32 / n);
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (if (n > 0.0_f32) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f32) { d_y } else { a.y });
-    return aether_out;
+    return Vec2f {
+        x: (if (n > 0.0_f32) { d_x } else { a.x }),
+        y: (if (n > 0.0_f32) { d_y } else { a.y }),
+    };
 }
 
 /// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -2576,10 +2400,10 @@ pub fn aether_vec2d_normalize(a: Vec2d) -> Vec2d {
     let div_r: f64 = (1.0_f64 / n);
     let d_x: f64 = (div_r * a.x);
     let d_y: f64 = (div_r * a.y);
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (if (n > 0.0_f64) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f64) { d_y } else { a.y });
-    return aether_out;
+    return Vec2d {
+        x: (if (n > 0.0_f64) { d_x } else { a.x }),
+        y: (if (n > 0.0_f64) { d_y } else { a.y }),
+    };
 }
 
 /// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -2597,11 +2421,11 @@ pub fn aether_vec3f_normalize(a: Vec3f) -> Vec3f {
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (if (n > 0.0_f32) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f32) { d_y } else { a.y });
-    aether_out.z = (if (n > 0.0_f32) { d_z } else { a.z });
-    return aether_out;
+    return Vec3f {
+        x: (if (n > 0.0_f32) { d_x } else { a.x }),
+        y: (if (n > 0.0_f32) { d_y } else { a.y }),
+        z: (if (n > 0.0_f32) { d_z } else { a.z }),
+    };
 }
 
 /// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -2619,11 +2443,11 @@ pub fn aether_vec3d_normalize(a: Vec3d) -> Vec3d {
     let d_x: f64 = (div_r * a.x);
     let d_y: f64 = (div_r * a.y);
     let d_z: f64 = (div_r * a.z);
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (if (n > 0.0_f64) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f64) { d_y } else { a.y });
-    aether_out.z = (if (n > 0.0_f64) { d_z } else { a.z });
-    return aether_out;
+    return Vec3d {
+        x: (if (n > 0.0_f64) { d_x } else { a.x }),
+        y: (if (n > 0.0_f64) { d_y } else { a.y }),
+        z: (if (n > 0.0_f64) { d_z } else { a.z }),
+    };
 }
 
 /// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -2642,12 +2466,12 @@ pub fn aether_vec4f_normalize(a: Vec4f) -> Vec4f {
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
     let d_w: f32 = (div_r * a.w);
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = (if (n > 0.0_f32) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f32) { d_y } else { a.y });
-    aether_out.z = (if (n > 0.0_f32) { d_z } else { a.z });
-    aether_out.w = (if (n > 0.0_f32) { d_w } else { a.w });
-    return aether_out;
+    return Vec4f {
+        x: (if (n > 0.0_f32) { d_x } else { a.x }),
+        y: (if (n > 0.0_f32) { d_y } else { a.y }),
+        z: (if (n > 0.0_f32) { d_z } else { a.z }),
+        w: (if (n > 0.0_f32) { d_w } else { a.w }),
+    };
 }
 
 /// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -2666,12 +2490,12 @@ pub fn aether_vec4d_normalize(a: Vec4d) -> Vec4d {
     let d_y: f64 = (div_r * a.y);
     let d_z: f64 = (div_r * a.z);
     let d_w: f64 = (div_r * a.w);
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = (if (n > 0.0_f64) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f64) { d_y } else { a.y });
-    aether_out.z = (if (n > 0.0_f64) { d_z } else { a.z });
-    aether_out.w = (if (n > 0.0_f64) { d_w } else { a.w });
-    return aether_out;
+    return Vec4d {
+        x: (if (n > 0.0_f64) { d_x } else { a.x }),
+        y: (if (n > 0.0_f64) { d_y } else { a.y }),
+        z: (if (n > 0.0_f64) { d_z } else { a.z }),
+        w: (if (n > 0.0_f64) { d_w } else { a.w }),
+    };
 }
 
 /// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -2690,12 +2514,12 @@ pub fn aether_quatf_normalize(a: Quatf) -> Quatf {
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
-    let mut aether_out: Quatf = Quatf::ZERO;
-    aether_out.w = (if (n > 0.0_f32) { d_w } else { a.w });
-    aether_out.x = (if (n > 0.0_f32) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f32) { d_y } else { a.y });
-    aether_out.z = (if (n > 0.0_f32) { d_z } else { a.z });
-    return aether_out;
+    return Quatf {
+        w: (if (n > 0.0_f32) { d_w } else { a.w }),
+        x: (if (n > 0.0_f32) { d_x } else { a.x }),
+        y: (if (n > 0.0_f32) { d_y } else { a.y }),
+        z: (if (n > 0.0_f32) { d_z } else { a.z }),
+    };
 }
 
 /// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
@@ -2714,12 +2538,12 @@ pub fn aether_quatd_normalize(a: Quatd) -> Quatd {
     let d_x: f64 = (div_r * a.x);
     let d_y: f64 = (div_r * a.y);
     let d_z: f64 = (div_r * a.z);
-    let mut aether_out: Quatd = Quatd::ZERO;
-    aether_out.w = (if (n > 0.0_f64) { d_w } else { a.w });
-    aether_out.x = (if (n > 0.0_f64) { d_x } else { a.x });
-    aether_out.y = (if (n > 0.0_f64) { d_y } else { a.y });
-    aether_out.z = (if (n > 0.0_f64) { d_z } else { a.z });
-    return aether_out;
+    return Quatd {
+        w: (if (n > 0.0_f64) { d_w } else { a.w }),
+        x: (if (n > 0.0_f64) { d_x } else { a.x }),
+        y: (if (n > 0.0_f64) { d_y } else { a.y }),
+        z: (if (n > 0.0_f64) { d_z } else { a.z }),
+    };
 }
 
 /// Cross product, each component a*b - c*d rounded product by product.
@@ -2732,11 +2556,11 @@ pub fn aether_quatd_normalize(a: Quatd) -> Quatd {
 /// ```
 #[inline]
 pub fn aether_vec3f_cross(a: Vec3f, b: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = ((a.y * b.z) - (a.z * b.y));
-    aether_out.y = ((a.z * b.x) - (a.x * b.z));
-    aether_out.z = ((a.x * b.y) - (a.y * b.x));
-    return aether_out;
+    return Vec3f {
+        x: ((a.y * b.z) - (a.z * b.y)),
+        y: ((a.z * b.x) - (a.x * b.z)),
+        z: ((a.x * b.y) - (a.y * b.x)),
+    };
 }
 
 /// Cross product, each component a*b - c*d rounded product by product.
@@ -2749,11 +2573,11 @@ pub fn aether_vec3f_cross(a: Vec3f, b: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_vec3d_cross(a: Vec3d, b: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = ((a.y * b.z) - (a.z * b.y));
-    aether_out.y = ((a.z * b.x) - (a.x * b.z));
-    aether_out.z = ((a.x * b.y) - (a.y * b.x));
-    return aether_out;
+    return Vec3d {
+        x: ((a.y * b.z) - (a.z * b.y)),
+        y: ((a.z * b.x) - (a.x * b.z)),
+        z: ((a.x * b.y) - (a.y * b.x)),
+    };
 }
 
 /// Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n\[k\] * v\[k\], then the doubling, exact unless it overflows), then v\[i\] - k * n\[i\], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
@@ -2766,11 +2590,7 @@ pub fn aether_vec3d_cross(a: Vec3d, b: Vec3d) -> Vec3d {
 #[inline]
 pub fn aether_vec3f_reflect(v: Vec3f, n: Vec3f) -> Vec3f {
     let k: f32 = (2.0_f32 * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (v.x - (k * n.x));
-    aether_out.y = (v.y - (k * n.y));
-    aether_out.z = (v.z - (k * n.z));
-    return aether_out;
+    return Vec3f { x: (v.x - (k * n.x)), y: (v.y - (k * n.y)), z: (v.z - (k * n.z)) };
 }
 
 /// Reflection of v about the plane through 0 with normal n, as GLSL's reflect: k = 2 * dot(n, v) (the fold of n\[k\] * v\[k\], then the doubling, exact unless it overflows), then v\[i\] - k * n\[i\], the product rounded before the subtraction. n is used as given: a true reflection needs a unit n, and nothing normalizes it.
@@ -2783,11 +2603,7 @@ pub fn aether_vec3f_reflect(v: Vec3f, n: Vec3f) -> Vec3f {
 #[inline]
 pub fn aether_vec3d_reflect(v: Vec3d, n: Vec3d) -> Vec3d {
     let k: f64 = (2.0_f64 * ((n.z * v.z) + ((n.y * v.y) + (n.x * v.x))));
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (v.x - (k * n.x));
-    aether_out.y = (v.y - (k * n.y));
-    aether_out.z = (v.z - (k * n.z));
-    return aether_out;
+    return Vec3d { x: (v.x - (k * n.x)), y: (v.y - (k * n.y)), z: (v.z - (k * n.z)) };
 }
 
 /// Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -2801,12 +2617,34 @@ pub fn aether_vec3d_reflect(v: Vec3d, n: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_quatf_mul(a: Quatf, b: Quatf) -> Quatf {
-    let mut aether_out: Quatf = Quatf::ZERO;
-    aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-    aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-    aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-    aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-    return aether_out;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::*;
+        let mut aether_out: Quatf = Quatf::ZERO;
+        let dst = (&mut aether_out as *mut Quatf).cast::<f32>();
+        // SAFETY: SSE is part of the x86_64 baseline; every load reads four consecutive f32 of a #[repr(C)] parameter (a row of a matrix's array, or a 4-component struct whole); Quatf is #[repr(C)], 4 f32 in memory order, and each store writes four of them.
+        unsafe {
+            let a_r0 = _mm_loadu_ps((&a as *const Quatf).cast::<f32>());
+            let b_r0 = _mm_loadu_ps((&b as *const Quatf).cast::<f32>());
+            _mm_storeu_ps(dst.add(0), _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_shuffle_ps::<0x00>(a_r0, a_r0), b_r0), _mm_xor_ps(_mm_mul_ps(_mm_shuffle_ps::<0x55>(a_r0, a_r0), _mm_shuffle_ps::<0xb1>(b_r0, b_r0)), _mm_castsi128_ps(_mm_set_epi32(0, i32::MIN, 0, i32::MIN)))), _mm_xor_ps(_mm_mul_ps(_mm_shuffle_ps::<0xaa>(a_r0, a_r0), _mm_shuffle_ps::<0x4e>(b_r0, b_r0)), _mm_castsi128_ps(_mm_set_epi32(i32::MIN, 0, 0, i32::MIN)))), _mm_xor_ps(_mm_mul_ps(_mm_shuffle_ps::<0xff>(a_r0, a_r0), _mm_shuffle_ps::<0x1b>(b_r0, b_r0)), _mm_castsi128_ps(_mm_set_epi32(0, 0, i32::MIN, i32::MIN)))));
+        }
+        aether_out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        portable_aether_quatf_mul(a, b)
+    }
+}
+
+/// [`aether_quatf_mul`] as its scalar body: the same operations in the same order, with the same bits.
+#[inline(always)]
+pub(crate) fn portable_aether_quatf_mul(a: Quatf, b: Quatf) -> Quatf {
+    return Quatf {
+        w: ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z)),
+        x: ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y)),
+        y: ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x)),
+        z: ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w)),
+    };
 }
 
 /// Hamilton product a b, each component a left-to-right chain of four rounded products.
@@ -2820,12 +2658,12 @@ pub fn aether_quatf_mul(a: Quatf, b: Quatf) -> Quatf {
 /// ```
 #[inline]
 pub fn aether_quatd_mul(a: Quatd, b: Quatd) -> Quatd {
-    let mut aether_out: Quatd = Quatd::ZERO;
-    aether_out.w = ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z));
-    aether_out.x = ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y));
-    aether_out.y = ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x));
-    aether_out.z = ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w));
-    return aether_out;
+    return Quatd {
+        w: ((((a.w * b.w) - (a.x * b.x)) - (a.y * b.y)) - (a.z * b.z)),
+        x: ((((a.w * b.x) + (a.x * b.w)) + (a.y * b.z)) - (a.z * b.y)),
+        y: ((((a.w * b.y) - (a.x * b.z)) + (a.y * b.w)) + (a.z * b.x)),
+        z: ((((a.w * b.z) + (a.x * b.y)) - (a.y * b.x)) + (a.z * b.w)),
+    };
 }
 
 /// Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -2839,12 +2677,7 @@ pub fn aether_quatd_mul(a: Quatd, b: Quatd) -> Quatd {
 /// ```
 #[inline]
 pub fn aether_quatf_conjugate(a: Quatf) -> Quatf {
-    let mut aether_out: Quatf = Quatf::ZERO;
-    aether_out.w = a.w;
-    aether_out.x = (a.x * -1.0_f32);
-    aether_out.y = (a.y * -1.0_f32);
-    aether_out.z = (a.z * -1.0_f32);
-    return aether_out;
+    return Quatf { w: a.w, x: (a.x * -1.0_f32), y: (a.y * -1.0_f32), z: (a.z * -1.0_f32) };
 }
 
 /// Conjugate (w, -x, -y, -z), each negation spelled x * -1.
@@ -2858,12 +2691,7 @@ pub fn aether_quatf_conjugate(a: Quatf) -> Quatf {
 /// ```
 #[inline]
 pub fn aether_quatd_conjugate(a: Quatd) -> Quatd {
-    let mut aether_out: Quatd = Quatd::ZERO;
-    aether_out.w = a.w;
-    aether_out.x = (a.x * -1.0_f64);
-    aether_out.y = (a.y * -1.0_f64);
-    aether_out.z = (a.z * -1.0_f64);
-    return aether_out;
+    return Quatd { w: a.w, x: (a.x * -1.0_f64), y: (a.y * -1.0_f64), z: (a.z * -1.0_f64) };
 }
 
 /// Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -2891,11 +2719,7 @@ pub fn aether_quatf_rotate(q: Quatf, v: Vec3f) -> Vec3f {
     let add_b_x_2: f32 = ((q.y * t_z) - (q.z * t_y));
     let add_b_y_2: f32 = ((q.z * t_x) - (q.x * t_z));
     let add_b_z_2: f32 = ((q.x * t_y) - (q.y * t_x));
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = (add_a_x + add_b_x_2);
-    aether_out.y = (add_a_y + add_b_y_2);
-    aether_out.z = (add_a_z + add_b_z_2);
-    return aether_out;
+    return Vec3f { x: (add_a_x + add_b_x_2), y: (add_a_y + add_b_y_2), z: (add_a_z + add_b_z_2) };
 }
 
 /// Rotate v by q: u = (q.x, q.y, q.z), t = scale(cross(u, v), 2), result add(add(v, scale(t, q.w)), cross(u, t)). Equals q v q* for a unit q; a non-unit q is not rescaled, so normalize it first.
@@ -2923,11 +2747,7 @@ pub fn aether_quatd_rotate(q: Quatd, v: Vec3d) -> Vec3d {
     let add_b_x_2: f64 = ((q.y * t_z) - (q.z * t_y));
     let add_b_y_2: f64 = ((q.z * t_x) - (q.x * t_z));
     let add_b_z_2: f64 = ((q.x * t_y) - (q.y * t_x));
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = (add_a_x + add_b_x_2);
-    aether_out.y = (add_a_y + add_b_y_2);
-    aether_out.z = (add_a_z + add_b_z_2);
-    return aether_out;
+    return Vec3d { x: (add_a_x + add_b_x_2), y: (add_a_y + add_b_y_2), z: (add_a_z + add_b_z_2) };
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -2938,10 +2758,7 @@ pub fn aether_quatd_rotate(q: Quatd, v: Vec3d) -> Vec3d {
 /// ```
 #[inline]
 pub fn aether_mat2f_mul_vec(m: Mat2f, v: Vec2f) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-    aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-    return aether_out;
+    return Vec2f { x: ((m.m[1] * v.y) + (m.m[0] * v.x)), y: ((m.m[3] * v.y) + (m.m[2] * v.x)) };
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -2952,10 +2769,7 @@ pub fn aether_mat2f_mul_vec(m: Mat2f, v: Vec2f) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_mat2d_mul_vec(m: Mat2d, v: Vec2d) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = ((m.m[1] * v.y) + (m.m[0] * v.x));
-    aether_out.y = ((m.m[3] * v.y) + (m.m[2] * v.x));
-    return aether_out;
+    return Vec2d { x: ((m.m[1] * v.y) + (m.m[0] * v.x)), y: ((m.m[3] * v.y) + (m.m[2] * v.x)) };
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -2966,11 +2780,11 @@ pub fn aether_mat2d_mul_vec(m: Mat2d, v: Vec2d) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_mat3f_mul_vec(m: Mat3f, v: Vec3f) -> Vec3f {
-    let mut aether_out: Vec3f = Vec3f::ZERO;
-    aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-    aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-    aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-    return aether_out;
+    return Vec3f {
+        x: ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))),
+        y: ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x))),
+        z: ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x))),
+    };
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -2981,11 +2795,11 @@ pub fn aether_mat3f_mul_vec(m: Mat3f, v: Vec3f) -> Vec3f {
 /// ```
 #[inline]
 pub fn aether_mat3d_mul_vec(m: Mat3d, v: Vec3d) -> Vec3d {
-    let mut aether_out: Vec3d = Vec3d::ZERO;
-    aether_out.x = ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)));
-    aether_out.y = ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x)));
-    aether_out.z = ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x)));
-    return aether_out;
+    return Vec3d {
+        x: ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))),
+        y: ((m.m[5] * v.z) + ((m.m[4] * v.y) + (m.m[3] * v.x))),
+        z: ((m.m[8] * v.z) + ((m.m[7] * v.y) + (m.m[6] * v.x))),
+    };
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -3029,12 +2843,12 @@ pub fn aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
 /// [`aether_mat4f_mul_vec`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
-    let mut aether_out: Vec4f = Vec4f::ZERO;
-    aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-    aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-    aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-    aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-    return aether_out;
+    return Vec4f {
+        x: ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)))),
+        y: ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x)))),
+        z: ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x)))),
+        w: ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x)))),
+    };
 }
 
 /// Matrix times column vector: row r is the fold of m\[r\]\[k\] * v\[k\].
@@ -3045,12 +2859,12 @@ pub(crate) fn portable_aether_mat4f_mul_vec(m: Mat4f, v: Vec4f) -> Vec4f {
 /// ```
 #[inline]
 pub fn aether_mat4d_mul_vec(m: Mat4d, v: Vec4d) -> Vec4d {
-    let mut aether_out: Vec4d = Vec4d::ZERO;
-    aether_out.x = ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x))));
-    aether_out.y = ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x))));
-    aether_out.z = ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x))));
-    aether_out.w = ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x))));
-    return aether_out;
+    return Vec4d {
+        x: ((m.m[3] * v.w) + ((m.m[2] * v.z) + ((m.m[1] * v.y) + (m.m[0] * v.x)))),
+        y: ((m.m[7] * v.w) + ((m.m[6] * v.z) + ((m.m[5] * v.y) + (m.m[4] * v.x)))),
+        z: ((m.m[11] * v.w) + ((m.m[10] * v.z) + ((m.m[9] * v.y) + (m.m[8] * v.x)))),
+        w: ((m.m[15] * v.w) + ((m.m[14] * v.z) + ((m.m[13] * v.y) + (m.m[12] * v.x)))),
+    };
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -3081,12 +2895,12 @@ pub fn aether_mat2f_mul(a: Mat2f, b: Mat2f) -> Mat2f {
 /// [`aether_mat2f_mul`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_mat2f_mul(a: Mat2f, b: Mat2f) -> Mat2f {
-    let mut aether_out: Mat2f = Mat2f::ZERO;
-    aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-    aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-    aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-    aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-    return aether_out;
+    return Mat2f { m: [
+        ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0])),
+        ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1])),
+        ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0])),
+        ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1])),
+    ] };
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -3097,12 +2911,12 @@ pub(crate) fn portable_aether_mat2f_mul(a: Mat2f, b: Mat2f) -> Mat2f {
 /// ```
 #[inline]
 pub fn aether_mat2d_mul(a: Mat2d, b: Mat2d) -> Mat2d {
-    let mut aether_out: Mat2d = Mat2d::ZERO;
-    aether_out.m[0] = ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0]));
-    aether_out.m[1] = ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1]));
-    aether_out.m[2] = ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0]));
-    aether_out.m[3] = ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1]));
-    return aether_out;
+    return Mat2d { m: [
+        ((a.m[1] * b.m[2]) + (a.m[0] * b.m[0])),
+        ((a.m[1] * b.m[3]) + (a.m[0] * b.m[1])),
+        ((a.m[3] * b.m[2]) + (a.m[2] * b.m[0])),
+        ((a.m[3] * b.m[3]) + (a.m[2] * b.m[1])),
+    ] };
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -3113,17 +2927,17 @@ pub fn aether_mat2d_mul(a: Mat2d, b: Mat2d) -> Mat2d {
 /// ```
 #[inline]
 pub fn aether_mat3f_mul(a: Mat3f, b: Mat3f) -> Mat3f {
-    let mut aether_out: Mat3f = Mat3f::ZERO;
-    aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-    aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-    aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-    aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-    aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-    aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-    aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-    aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-    aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-    return aether_out;
+    return Mat3f { m: [
+        ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0]))),
+        ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1]))),
+        ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2]))),
+        ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0]))),
+        ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1]))),
+        ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2]))),
+        ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0]))),
+        ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1]))),
+        ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2]))),
+    ] };
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -3134,17 +2948,17 @@ pub fn aether_mat3f_mul(a: Mat3f, b: Mat3f) -> Mat3f {
 /// ```
 #[inline]
 pub fn aether_mat3d_mul(a: Mat3d, b: Mat3d) -> Mat3d {
-    let mut aether_out: Mat3d = Mat3d::ZERO;
-    aether_out.m[0] = ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0])));
-    aether_out.m[1] = ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1])));
-    aether_out.m[2] = ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2])));
-    aether_out.m[3] = ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0])));
-    aether_out.m[4] = ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1])));
-    aether_out.m[5] = ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2])));
-    aether_out.m[6] = ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0])));
-    aether_out.m[7] = ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1])));
-    aether_out.m[8] = ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2])));
-    return aether_out;
+    return Mat3d { m: [
+        ((a.m[2] * b.m[6]) + ((a.m[1] * b.m[3]) + (a.m[0] * b.m[0]))),
+        ((a.m[2] * b.m[7]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[1]))),
+        ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[2]))),
+        ((a.m[5] * b.m[6]) + ((a.m[4] * b.m[3]) + (a.m[3] * b.m[0]))),
+        ((a.m[5] * b.m[7]) + ((a.m[4] * b.m[4]) + (a.m[3] * b.m[1]))),
+        ((a.m[5] * b.m[8]) + ((a.m[4] * b.m[5]) + (a.m[3] * b.m[2]))),
+        ((a.m[8] * b.m[6]) + ((a.m[7] * b.m[3]) + (a.m[6] * b.m[0]))),
+        ((a.m[8] * b.m[7]) + ((a.m[7] * b.m[4]) + (a.m[6] * b.m[1]))),
+        ((a.m[8] * b.m[8]) + ((a.m[7] * b.m[5]) + (a.m[6] * b.m[2]))),
+    ] };
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -3186,24 +3000,24 @@ pub fn aether_mat4f_mul(a: Mat4f, b: Mat4f) -> Mat4f {
 /// [`aether_mat4f_mul`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_mat4f_mul(a: Mat4f, b: Mat4f) -> Mat4f {
-    let mut aether_out: Mat4f = Mat4f::ZERO;
-    aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-    aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-    aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-    aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-    aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-    aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-    aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-    aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-    aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-    aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-    aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-    aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-    aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-    aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-    aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-    aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-    return aether_out;
+    return Mat4f { m: [
+        ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0])))),
+        ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1])))),
+        ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2])))),
+        ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3])))),
+        ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0])))),
+        ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1])))),
+        ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2])))),
+        ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3])))),
+        ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0])))),
+        ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1])))),
+        ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2])))),
+        ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3])))),
+        ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0])))),
+        ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1])))),
+        ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2])))),
+        ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3])))),
+    ] };
 }
 
 /// Matrix product: entry (r, c) is the fold of a\[r\]\[k\] * b\[k\]\[c\].
@@ -3214,24 +3028,24 @@ pub(crate) fn portable_aether_mat4f_mul(a: Mat4f, b: Mat4f) -> Mat4f {
 /// ```
 #[inline]
 pub fn aether_mat4d_mul(a: Mat4d, b: Mat4d) -> Mat4d {
-    let mut aether_out: Mat4d = Mat4d::ZERO;
-    aether_out.m[0] = ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0]))));
-    aether_out.m[1] = ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1]))));
-    aether_out.m[2] = ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2]))));
-    aether_out.m[3] = ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3]))));
-    aether_out.m[4] = ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0]))));
-    aether_out.m[5] = ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1]))));
-    aether_out.m[6] = ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2]))));
-    aether_out.m[7] = ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3]))));
-    aether_out.m[8] = ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0]))));
-    aether_out.m[9] = ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1]))));
-    aether_out.m[10] = ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2]))));
-    aether_out.m[11] = ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3]))));
-    aether_out.m[12] = ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0]))));
-    aether_out.m[13] = ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1]))));
-    aether_out.m[14] = ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2]))));
-    aether_out.m[15] = ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3]))));
-    return aether_out;
+    return Mat4d { m: [
+        ((a.m[3] * b.m[12]) + ((a.m[2] * b.m[8]) + ((a.m[1] * b.m[4]) + (a.m[0] * b.m[0])))),
+        ((a.m[3] * b.m[13]) + ((a.m[2] * b.m[9]) + ((a.m[1] * b.m[5]) + (a.m[0] * b.m[1])))),
+        ((a.m[3] * b.m[14]) + ((a.m[2] * b.m[10]) + ((a.m[1] * b.m[6]) + (a.m[0] * b.m[2])))),
+        ((a.m[3] * b.m[15]) + ((a.m[2] * b.m[11]) + ((a.m[1] * b.m[7]) + (a.m[0] * b.m[3])))),
+        ((a.m[7] * b.m[12]) + ((a.m[6] * b.m[8]) + ((a.m[5] * b.m[4]) + (a.m[4] * b.m[0])))),
+        ((a.m[7] * b.m[13]) + ((a.m[6] * b.m[9]) + ((a.m[5] * b.m[5]) + (a.m[4] * b.m[1])))),
+        ((a.m[7] * b.m[14]) + ((a.m[6] * b.m[10]) + ((a.m[5] * b.m[6]) + (a.m[4] * b.m[2])))),
+        ((a.m[7] * b.m[15]) + ((a.m[6] * b.m[11]) + ((a.m[5] * b.m[7]) + (a.m[4] * b.m[3])))),
+        ((a.m[11] * b.m[12]) + ((a.m[10] * b.m[8]) + ((a.m[9] * b.m[4]) + (a.m[8] * b.m[0])))),
+        ((a.m[11] * b.m[13]) + ((a.m[10] * b.m[9]) + ((a.m[9] * b.m[5]) + (a.m[8] * b.m[1])))),
+        ((a.m[11] * b.m[14]) + ((a.m[10] * b.m[10]) + ((a.m[9] * b.m[6]) + (a.m[8] * b.m[2])))),
+        ((a.m[11] * b.m[15]) + ((a.m[10] * b.m[11]) + ((a.m[9] * b.m[7]) + (a.m[8] * b.m[3])))),
+        ((a.m[15] * b.m[12]) + ((a.m[14] * b.m[8]) + ((a.m[13] * b.m[4]) + (a.m[12] * b.m[0])))),
+        ((a.m[15] * b.m[13]) + ((a.m[14] * b.m[9]) + ((a.m[13] * b.m[5]) + (a.m[12] * b.m[1])))),
+        ((a.m[15] * b.m[14]) + ((a.m[14] * b.m[10]) + ((a.m[13] * b.m[6]) + (a.m[12] * b.m[2])))),
+        ((a.m[15] * b.m[15]) + ((a.m[14] * b.m[11]) + ((a.m[13] * b.m[7]) + (a.m[12] * b.m[3])))),
+    ] };
 }
 
 /// Transpose.
@@ -3242,12 +3056,7 @@ pub fn aether_mat4d_mul(a: Mat4d, b: Mat4d) -> Mat4d {
 /// ```
 #[inline]
 pub fn aether_mat2f_transpose(m: Mat2f) -> Mat2f {
-    let mut aether_out: Mat2f = Mat2f::ZERO;
-    aether_out.m[0] = m.m[0];
-    aether_out.m[1] = m.m[2];
-    aether_out.m[2] = m.m[1];
-    aether_out.m[3] = m.m[3];
-    return aether_out;
+    return Mat2f { m: [ m.m[0], m.m[2], m.m[1], m.m[3] ] };
 }
 
 /// Transpose.
@@ -3258,12 +3067,7 @@ pub fn aether_mat2f_transpose(m: Mat2f) -> Mat2f {
 /// ```
 #[inline]
 pub fn aether_mat2d_transpose(m: Mat2d) -> Mat2d {
-    let mut aether_out: Mat2d = Mat2d::ZERO;
-    aether_out.m[0] = m.m[0];
-    aether_out.m[1] = m.m[2];
-    aether_out.m[2] = m.m[1];
-    aether_out.m[3] = m.m[3];
-    return aether_out;
+    return Mat2d { m: [ m.m[0], m.m[2], m.m[1], m.m[3] ] };
 }
 
 /// Transpose.
@@ -3274,17 +3078,7 @@ pub fn aether_mat2d_transpose(m: Mat2d) -> Mat2d {
 /// ```
 #[inline]
 pub fn aether_mat3f_transpose(m: Mat3f) -> Mat3f {
-    let mut aether_out: Mat3f = Mat3f::ZERO;
-    aether_out.m[0] = m.m[0];
-    aether_out.m[1] = m.m[3];
-    aether_out.m[2] = m.m[6];
-    aether_out.m[3] = m.m[1];
-    aether_out.m[4] = m.m[4];
-    aether_out.m[5] = m.m[7];
-    aether_out.m[6] = m.m[2];
-    aether_out.m[7] = m.m[5];
-    aether_out.m[8] = m.m[8];
-    return aether_out;
+    return Mat3f { m: [ m.m[0], m.m[3], m.m[6], m.m[1], m.m[4], m.m[7], m.m[2], m.m[5], m.m[8] ] };
 }
 
 /// Transpose.
@@ -3295,17 +3089,7 @@ pub fn aether_mat3f_transpose(m: Mat3f) -> Mat3f {
 /// ```
 #[inline]
 pub fn aether_mat3d_transpose(m: Mat3d) -> Mat3d {
-    let mut aether_out: Mat3d = Mat3d::ZERO;
-    aether_out.m[0] = m.m[0];
-    aether_out.m[1] = m.m[3];
-    aether_out.m[2] = m.m[6];
-    aether_out.m[3] = m.m[1];
-    aether_out.m[4] = m.m[4];
-    aether_out.m[5] = m.m[7];
-    aether_out.m[6] = m.m[2];
-    aether_out.m[7] = m.m[5];
-    aether_out.m[8] = m.m[8];
-    return aether_out;
+    return Mat3d { m: [ m.m[0], m.m[3], m.m[6], m.m[1], m.m[4], m.m[7], m.m[2], m.m[5], m.m[8] ] };
 }
 
 /// Transpose.
@@ -3347,24 +3131,24 @@ pub fn aether_mat4f_transpose(m: Mat4f) -> Mat4f {
 /// [`aether_mat4f_transpose`] as its scalar body: the same operations in the same order, with the same bits.
 #[inline(always)]
 pub(crate) fn portable_aether_mat4f_transpose(m: Mat4f) -> Mat4f {
-    let mut aether_out: Mat4f = Mat4f::ZERO;
-    aether_out.m[0] = m.m[0];
-    aether_out.m[1] = m.m[4];
-    aether_out.m[2] = m.m[8];
-    aether_out.m[3] = m.m[12];
-    aether_out.m[4] = m.m[1];
-    aether_out.m[5] = m.m[5];
-    aether_out.m[6] = m.m[9];
-    aether_out.m[7] = m.m[13];
-    aether_out.m[8] = m.m[2];
-    aether_out.m[9] = m.m[6];
-    aether_out.m[10] = m.m[10];
-    aether_out.m[11] = m.m[14];
-    aether_out.m[12] = m.m[3];
-    aether_out.m[13] = m.m[7];
-    aether_out.m[14] = m.m[11];
-    aether_out.m[15] = m.m[15];
-    return aether_out;
+    return Mat4f { m: [
+        m.m[0],
+        m.m[4],
+        m.m[8],
+        m.m[12],
+        m.m[1],
+        m.m[5],
+        m.m[9],
+        m.m[13],
+        m.m[2],
+        m.m[6],
+        m.m[10],
+        m.m[14],
+        m.m[3],
+        m.m[7],
+        m.m[11],
+        m.m[15],
+    ] };
 }
 
 /// Transpose.
@@ -3375,24 +3159,24 @@ pub(crate) fn portable_aether_mat4f_transpose(m: Mat4f) -> Mat4f {
 /// ```
 #[inline]
 pub fn aether_mat4d_transpose(m: Mat4d) -> Mat4d {
-    let mut aether_out: Mat4d = Mat4d::ZERO;
-    aether_out.m[0] = m.m[0];
-    aether_out.m[1] = m.m[4];
-    aether_out.m[2] = m.m[8];
-    aether_out.m[3] = m.m[12];
-    aether_out.m[4] = m.m[1];
-    aether_out.m[5] = m.m[5];
-    aether_out.m[6] = m.m[9];
-    aether_out.m[7] = m.m[13];
-    aether_out.m[8] = m.m[2];
-    aether_out.m[9] = m.m[6];
-    aether_out.m[10] = m.m[10];
-    aether_out.m[11] = m.m[14];
-    aether_out.m[12] = m.m[3];
-    aether_out.m[13] = m.m[7];
-    aether_out.m[14] = m.m[11];
-    aether_out.m[15] = m.m[15];
-    return aether_out;
+    return Mat4d { m: [
+        m.m[0],
+        m.m[4],
+        m.m[8],
+        m.m[12],
+        m.m[1],
+        m.m[5],
+        m.m[9],
+        m.m[13],
+        m.m[2],
+        m.m[6],
+        m.m[10],
+        m.m[14],
+        m.m[3],
+        m.m[7],
+        m.m[11],
+        m.m[15],
+    ] };
 }
 
 /// The identity matrix (+1 on the diagonal, +0 elsewhere).
@@ -3403,12 +3187,7 @@ pub fn aether_mat4d_transpose(m: Mat4d) -> Mat4d {
 /// ```
 #[inline]
 pub fn aether_mat2f_identity() -> Mat2f {
-    let mut aether_out: Mat2f = Mat2f::ZERO;
-    aether_out.m[0] = 1.0_f32;
-    aether_out.m[1] = 0.0_f32;
-    aether_out.m[2] = 0.0_f32;
-    aether_out.m[3] = 1.0_f32;
-    return aether_out;
+    return Mat2f { m: [ 1.0_f32, 0.0_f32, 0.0_f32, 1.0_f32 ] };
 }
 
 /// The identity matrix (+1 on the diagonal, +0 elsewhere).
@@ -3419,12 +3198,7 @@ pub fn aether_mat2f_identity() -> Mat2f {
 /// ```
 #[inline]
 pub fn aether_mat2d_identity() -> Mat2d {
-    let mut aether_out: Mat2d = Mat2d::ZERO;
-    aether_out.m[0] = 1.0_f64;
-    aether_out.m[1] = 0.0_f64;
-    aether_out.m[2] = 0.0_f64;
-    aether_out.m[3] = 1.0_f64;
-    return aether_out;
+    return Mat2d { m: [ 1.0_f64, 0.0_f64, 0.0_f64, 1.0_f64 ] };
 }
 
 /// The identity matrix (+1 on the diagonal, +0 elsewhere).
@@ -3435,17 +3209,17 @@ pub fn aether_mat2d_identity() -> Mat2d {
 /// ```
 #[inline]
 pub fn aether_mat3f_identity() -> Mat3f {
-    let mut aether_out: Mat3f = Mat3f::ZERO;
-    aether_out.m[0] = 1.0_f32;
-    aether_out.m[1] = 0.0_f32;
-    aether_out.m[2] = 0.0_f32;
-    aether_out.m[3] = 0.0_f32;
-    aether_out.m[4] = 1.0_f32;
-    aether_out.m[5] = 0.0_f32;
-    aether_out.m[6] = 0.0_f32;
-    aether_out.m[7] = 0.0_f32;
-    aether_out.m[8] = 1.0_f32;
-    return aether_out;
+    return Mat3f { m: [
+        1.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        1.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        1.0_f32,
+    ] };
 }
 
 /// The identity matrix (+1 on the diagonal, +0 elsewhere).
@@ -3456,17 +3230,17 @@ pub fn aether_mat3f_identity() -> Mat3f {
 /// ```
 #[inline]
 pub fn aether_mat3d_identity() -> Mat3d {
-    let mut aether_out: Mat3d = Mat3d::ZERO;
-    aether_out.m[0] = 1.0_f64;
-    aether_out.m[1] = 0.0_f64;
-    aether_out.m[2] = 0.0_f64;
-    aether_out.m[3] = 0.0_f64;
-    aether_out.m[4] = 1.0_f64;
-    aether_out.m[5] = 0.0_f64;
-    aether_out.m[6] = 0.0_f64;
-    aether_out.m[7] = 0.0_f64;
-    aether_out.m[8] = 1.0_f64;
-    return aether_out;
+    return Mat3d { m: [
+        1.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        1.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        1.0_f64,
+    ] };
 }
 
 /// The identity matrix (+1 on the diagonal, +0 elsewhere).
@@ -3477,24 +3251,24 @@ pub fn aether_mat3d_identity() -> Mat3d {
 /// ```
 #[inline]
 pub fn aether_mat4f_identity() -> Mat4f {
-    let mut aether_out: Mat4f = Mat4f::ZERO;
-    aether_out.m[0] = 1.0_f32;
-    aether_out.m[1] = 0.0_f32;
-    aether_out.m[2] = 0.0_f32;
-    aether_out.m[3] = 0.0_f32;
-    aether_out.m[4] = 0.0_f32;
-    aether_out.m[5] = 1.0_f32;
-    aether_out.m[6] = 0.0_f32;
-    aether_out.m[7] = 0.0_f32;
-    aether_out.m[8] = 0.0_f32;
-    aether_out.m[9] = 0.0_f32;
-    aether_out.m[10] = 1.0_f32;
-    aether_out.m[11] = 0.0_f32;
-    aether_out.m[12] = 0.0_f32;
-    aether_out.m[13] = 0.0_f32;
-    aether_out.m[14] = 0.0_f32;
-    aether_out.m[15] = 1.0_f32;
-    return aether_out;
+    return Mat4f { m: [
+        1.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        1.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        1.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        0.0_f32,
+        1.0_f32,
+    ] };
 }
 
 /// The identity matrix (+1 on the diagonal, +0 elsewhere).
@@ -3505,24 +3279,24 @@ pub fn aether_mat4f_identity() -> Mat4f {
 /// ```
 #[inline]
 pub fn aether_mat4d_identity() -> Mat4d {
-    let mut aether_out: Mat4d = Mat4d::ZERO;
-    aether_out.m[0] = 1.0_f64;
-    aether_out.m[1] = 0.0_f64;
-    aether_out.m[2] = 0.0_f64;
-    aether_out.m[3] = 0.0_f64;
-    aether_out.m[4] = 0.0_f64;
-    aether_out.m[5] = 1.0_f64;
-    aether_out.m[6] = 0.0_f64;
-    aether_out.m[7] = 0.0_f64;
-    aether_out.m[8] = 0.0_f64;
-    aether_out.m[9] = 0.0_f64;
-    aether_out.m[10] = 1.0_f64;
-    aether_out.m[11] = 0.0_f64;
-    aether_out.m[12] = 0.0_f64;
-    aether_out.m[13] = 0.0_f64;
-    aether_out.m[14] = 0.0_f64;
-    aether_out.m[15] = 1.0_f64;
-    return aether_out;
+    return Mat4d { m: [
+        1.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        1.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        1.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        0.0_f64,
+        1.0_f64,
+    ] };
 }
 
 /// Frobenius product: the fold of a\[r\]\[c\] * b\[r\]\[c\] in row-major order (r outer).
@@ -3667,12 +3441,12 @@ pub fn aether_mat4d_determinant(m: Mat4d) -> f64 {
 #[inline]
 pub fn aether_mat2f_inverse_adjugate(m: Mat2f) -> Mat2f {
     let s: f32 = (1.0_f32 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-    let mut aether_out: Mat2f = Mat2f::ZERO;
-    aether_out.m[0] = (m.m[3] * s);
-    aether_out.m[1] = ((m.m[1] * -1.0_f32) * s);
-    aether_out.m[2] = ((m.m[2] * -1.0_f32) * s);
-    aether_out.m[3] = (m.m[0] * s);
-    return aether_out;
+    return Mat2f { m: [
+        (m.m[3] * s),
+        ((m.m[1] * -1.0_f32) * s),
+        ((m.m[2] * -1.0_f32) * s),
+        (m.m[0] * s),
+    ] };
 }
 
 /// Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out\[r\]\[c\] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = \[\[m11 * s, (m01 * -1) * s\], \[(m10 * -1) * s, m00 * s\]\]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -3685,12 +3459,12 @@ pub fn aether_mat2f_inverse_adjugate(m: Mat2f) -> Mat2f {
 #[inline]
 pub fn aether_mat2d_inverse_adjugate(m: Mat2d) -> Mat2d {
     let s: f64 = (1.0_f64 / ((m.m[0] * m.m[3]) - (m.m[1] * m.m[2])));
-    let mut aether_out: Mat2d = Mat2d::ZERO;
-    aether_out.m[0] = (m.m[3] * s);
-    aether_out.m[1] = ((m.m[1] * -1.0_f64) * s);
-    aether_out.m[2] = ((m.m[2] * -1.0_f64) * s);
-    aether_out.m[3] = (m.m[0] * s);
-    return aether_out;
+    return Mat2d { m: [
+        (m.m[3] * s),
+        ((m.m[1] * -1.0_f64) * s),
+        ((m.m[2] * -1.0_f64) * s),
+        (m.m[0] * s),
+    ] };
 }
 
 /// Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out\[r\]\[c\] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = \[\[m11 * s, (m01 * -1) * s\], \[(m10 * -1) * s, m00 * s\]\]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -3703,17 +3477,17 @@ pub fn aether_mat2d_inverse_adjugate(m: Mat2d) -> Mat2d {
 #[inline]
 pub fn aether_mat3f_inverse_adjugate(m: Mat3f) -> Mat3f {
     let s: f32 = (1.0_f32 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-    let mut aether_out: Mat3f = Mat3f::ZERO;
-    aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-    aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0_f32) * s);
-    aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-    aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0_f32) * s);
-    aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-    aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0_f32) * s);
-    aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-    aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0_f32) * s);
-    aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-    return aether_out;
+    return Mat3f { m: [
+        (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s),
+        ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0_f32) * s),
+        (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s),
+        ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0_f32) * s),
+        (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s),
+        ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0_f32) * s),
+        (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s),
+        ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0_f32) * s),
+        (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s),
+    ] };
 }
 
 /// Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out\[r\]\[c\] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = \[\[m11 * s, (m01 * -1) * s\], \[(m10 * -1) * s, m00 * s\]\]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -3726,17 +3500,17 @@ pub fn aether_mat3f_inverse_adjugate(m: Mat3f) -> Mat3f {
 #[inline]
 pub fn aether_mat3d_inverse_adjugate(m: Mat3d) -> Mat3d {
     let s: f64 = (1.0_f64 / (((m.m[0] * ((m.m[4] * m.m[8]) - (m.m[5] * m.m[7]))) - (m.m[1] * ((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])))) + (m.m[2] * ((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])))));
-    let mut aether_out: Mat3d = Mat3d::ZERO;
-    aether_out.m[0] = (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s);
-    aether_out.m[1] = ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0_f64) * s);
-    aether_out.m[2] = (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s);
-    aether_out.m[3] = ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0_f64) * s);
-    aether_out.m[4] = (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s);
-    aether_out.m[5] = ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0_f64) * s);
-    aether_out.m[6] = (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s);
-    aether_out.m[7] = ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0_f64) * s);
-    aether_out.m[8] = (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s);
-    return aether_out;
+    return Mat3d { m: [
+        (((m.m[4] * m.m[8]) - (m.m[5] * m.m[7])) * s),
+        ((((m.m[1] * m.m[8]) - (m.m[2] * m.m[7])) * -1.0_f64) * s),
+        (((m.m[1] * m.m[5]) - (m.m[2] * m.m[4])) * s),
+        ((((m.m[3] * m.m[8]) - (m.m[5] * m.m[6])) * -1.0_f64) * s),
+        (((m.m[0] * m.m[8]) - (m.m[2] * m.m[6])) * s),
+        ((((m.m[0] * m.m[5]) - (m.m[2] * m.m[3])) * -1.0_f64) * s),
+        (((m.m[3] * m.m[7]) - (m.m[4] * m.m[6])) * s),
+        ((((m.m[0] * m.m[7]) - (m.m[1] * m.m[6])) * -1.0_f64) * s),
+        (((m.m[0] * m.m[4]) - (m.m[1] * m.m[3])) * s),
+    ] };
 }
 
 /// Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out\[r\]\[c\] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = \[\[m11 * s, (m01 * -1) * s\], \[(m10 * -1) * s, m00 * s\]\]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -3749,24 +3523,24 @@ pub fn aether_mat3d_inverse_adjugate(m: Mat3d) -> Mat3d {
 #[inline]
 pub fn aether_mat4f_inverse_adjugate(m: Mat4f) -> Mat4f {
     let s: f32 = (1.0_f32 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-    let mut aether_out: Mat4f = Mat4f::ZERO;
-    aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-    aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0_f32) * s);
-    aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-    aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0_f32) * s);
-    aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0_f32) * s);
-    aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-    aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0_f32) * s);
-    aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-    aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f32) * s);
-    aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-    aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0_f32) * s);
-    aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f32) * s);
-    aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0_f32) * s);
-    aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-    return aether_out;
+    return Mat4f { m: [
+        ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s),
+        (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0_f32) * s),
+        ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s),
+        (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0_f32) * s),
+        (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0_f32) * s),
+        ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0_f32) * s),
+        ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s),
+        ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f32) * s),
+        ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0_f32) * s),
+        (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f32) * s),
+        ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0_f32) * s),
+        ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s),
+    ] };
 }
 
 /// Closed-form inverse: the adjugate times one reciprocal of the determinant. s = 1 / d with d = determinant(m) (cofactor expansion along row 0, as `determinant`); out\[r\]\[c\] = cof(c, r) * s, where cof(i, j) = determinant(minor(m, i, j)), that times -1 when i + j is odd (a 2x2's cofactors are its entries: out = \[\[m11 * s, (m01 * -1) * s\], \[(m10 * -1) * s, m00 * s\]\]). One division, where the LU inverse (`inverse`) has one per pivot and a solve per column, and no pivoting: its error grows with the condition number of m without the LU's partial-pivoting bound, and a singular m (d = 0) gives infinities and NaN (no info). Use it for matrices known to be well-conditioned (rotations, rigid and affine transforms) where speed matters; use `inverse` where m may be ill-conditioned or singular.
@@ -3779,24 +3553,24 @@ pub fn aether_mat4f_inverse_adjugate(m: Mat4f) -> Mat4f {
 #[inline]
 pub fn aether_mat4d_inverse_adjugate(m: Mat4d) -> Mat4d {
     let s: f64 = (1.0_f64 / ((((m.m[0] * (((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))))) - (m.m[1] * (((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))))) + (m.m[2] * (((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))) - (m.m[3] * (((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))))));
-    let mut aether_out: Mat4d = Mat4d::ZERO;
-    aether_out.m[0] = ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s);
-    aether_out.m[1] = (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0_f64) * s);
-    aether_out.m[2] = ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s);
-    aether_out.m[3] = (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0_f64) * s);
-    aether_out.m[4] = (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0_f64) * s);
-    aether_out.m[5] = ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s);
-    aether_out.m[6] = (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0_f64) * s);
-    aether_out.m[7] = ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s);
-    aether_out.m[8] = ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    aether_out.m[9] = (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f64) * s);
-    aether_out.m[10] = ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s);
-    aether_out.m[11] = (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0_f64) * s);
-    aether_out.m[12] = (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f64) * s);
-    aether_out.m[13] = ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s);
-    aether_out.m[14] = (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0_f64) * s);
-    aether_out.m[15] = ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s);
-    return aether_out;
+    return Mat4d { m: [
+        ((((m.m[5] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[7] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * s),
+        (((((m.m[1] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13])))) + (m.m[3] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13])))) * -1.0_f64) * s),
+        ((((m.m[1] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13])))) + (m.m[3] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13])))) * s),
+        (((((m.m[1] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9])))) + (m.m[3] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9])))) * -1.0_f64) * s),
+        (((((m.m[4] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[6] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * -1.0_f64) * s),
+        ((((m.m[0] * ((m.m[10] * m.m[15]) - (m.m[11] * m.m[14]))) - (m.m[2] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[6] * m.m[15]) - (m.m[7] * m.m[14]))) - (m.m[2] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) * -1.0_f64) * s),
+        ((((m.m[0] * ((m.m[6] * m.m[11]) - (m.m[7] * m.m[10]))) - (m.m[2] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) * s),
+        ((((m.m[4] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[7] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[9] * m.m[15]) - (m.m[11] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[15]) - (m.m[11] * m.m[12])))) + (m.m[3] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f64) * s),
+        ((((m.m[0] * ((m.m[5] * m.m[15]) - (m.m[7] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[15]) - (m.m[7] * m.m[12])))) + (m.m[3] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[5] * m.m[11]) - (m.m[7] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[11]) - (m.m[7] * m.m[8])))) + (m.m[3] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * -1.0_f64) * s),
+        (((((m.m[4] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[5] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[6] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * -1.0_f64) * s),
+        ((((m.m[0] * ((m.m[9] * m.m[14]) - (m.m[10] * m.m[13]))) - (m.m[1] * ((m.m[8] * m.m[14]) - (m.m[10] * m.m[12])))) + (m.m[2] * ((m.m[8] * m.m[13]) - (m.m[9] * m.m[12])))) * s),
+        (((((m.m[0] * ((m.m[5] * m.m[14]) - (m.m[6] * m.m[13]))) - (m.m[1] * ((m.m[4] * m.m[14]) - (m.m[6] * m.m[12])))) + (m.m[2] * ((m.m[4] * m.m[13]) - (m.m[5] * m.m[12])))) * -1.0_f64) * s),
+        ((((m.m[0] * ((m.m[5] * m.m[10]) - (m.m[6] * m.m[9]))) - (m.m[1] * ((m.m[4] * m.m[10]) - (m.m[6] * m.m[8])))) + (m.m[2] * ((m.m[4] * m.m[9]) - (m.m[5] * m.m[8])))) * s),
+    ] };
 }
 
 /// The exact residual (a + b) - s of the rounded sum s = a + b, for any order and signs of a and b, whenever s is finite. Knuth's two-sum (no magnitude test) in both operand orders: the two agree, bit for bit, except where one order overflows spuriously (an operand is +-max and s - a rounds to infinity, giving NaN), and fmax keeps the other. A zero residual is +0. Inputs pass the barrier.
@@ -3869,10 +3643,7 @@ pub fn aether_f32_two_sum(a: f32, b: f32) -> Pairf {
     let two_sum_err_ab: f32 = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     let two_sum_err_av: f32 = (two_sum_err_t - y);
     let two_sum_err_ba: f32 = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    let mut aether_out: Pairf = Pairf::ZERO;
-    aether_out.hi = s;
-    aether_out.comp = aether_fmax_f32(two_sum_err_ab, two_sum_err_ba);
-    return aether_out;
+    return Pairf { hi: s, comp: aether_fmax_f32(two_sum_err_ab, two_sum_err_ba) };
 }
 
 /// The error-free sum of a and b: hi = a + b rounded, comp = two_sum_err(a, b, hi) (meaningless when hi is not finite).
@@ -3895,10 +3666,7 @@ pub fn aether_f64_two_sum(a: f64, b: f64) -> Paird {
     let two_sum_err_ab: f64 = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     let two_sum_err_av: f64 = (two_sum_err_t - y);
     let two_sum_err_ba: f64 = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    let mut aether_out: Paird = Paird::ZERO;
-    aether_out.hi = s;
-    aether_out.comp = aether_fmax_f64(two_sum_err_ab, two_sum_err_ba);
-    return aether_out;
+    return Paird { hi: s, comp: aether_fmax_f64(two_sum_err_ab, two_sum_err_ba) };
 }
 
 /// Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -3923,10 +3691,7 @@ pub fn aether_pairf_neumaier_add(p: Pairf, x: f32) -> Pairf {
     let two_sum_err_ab: f32 = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     let two_sum_err_av: f32 = (two_sum_err_t - t);
     let two_sum_err_ba: f32 = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    let mut aether_out: Pairf = Pairf::ZERO;
-    aether_out.hi = s;
-    aether_out.comp = (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return aether_out;
+    return Pairf { hi: s, comp: (c + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)) };
 }
 
 /// Neumaier step: adds the term x to the pair p. hi = p.hi + x rounded; comp = p.comp + two_sum_err(p.hi, x, hi): the same two additions an atomic accumulation performs. No test: once hi is not finite, comp is never read.
@@ -3951,10 +3716,7 @@ pub fn aether_paird_neumaier_add(p: Paird, x: f64) -> Paird {
     let two_sum_err_ab: f64 = ((h - (two_sum_err_t - two_sum_err_bv)) + (t - two_sum_err_bv));
     let two_sum_err_av: f64 = (two_sum_err_t - t);
     let two_sum_err_ba: f64 = ((t - (two_sum_err_t - two_sum_err_av)) + (h - two_sum_err_av));
-    let mut aether_out: Paird = Paird::ZERO;
-    aether_out.hi = s;
-    aether_out.comp = (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return aether_out;
+    return Paird { hi: s, comp: (c + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba)) };
 }
 
 /// Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -3977,10 +3739,7 @@ pub fn aether_pairf_combine(a: Pairf, b: Pairf) -> Pairf {
     let two_sum_err_ab: f32 = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     let two_sum_err_av: f32 = (two_sum_err_t - y);
     let two_sum_err_ba: f32 = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    let mut aether_out: Pairf = Pairf::ZERO;
-    aether_out.hi = s;
-    aether_out.comp = ((a.comp + b.comp) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba));
-    return aether_out;
+    return Pairf { hi: s, comp: ((a.comp + b.comp) + aether_fmax_f32(two_sum_err_ab, two_sum_err_ba)) };
 }
 
 /// Merges two pairs: hi = a.hi + b.hi rounded; comp = (a.comp + b.comp) + two_sum_err(a.hi, b.hi, hi). Swapping a and b gives the same bits (any NaN for a NaN).
@@ -4003,10 +3762,7 @@ pub fn aether_paird_combine(a: Paird, b: Paird) -> Paird {
     let two_sum_err_ab: f64 = ((x - (two_sum_err_t - two_sum_err_bv)) + (y - two_sum_err_bv));
     let two_sum_err_av: f64 = (two_sum_err_t - y);
     let two_sum_err_ba: f64 = ((y - (two_sum_err_t - two_sum_err_av)) + (x - two_sum_err_av));
-    let mut aether_out: Paird = Paird::ZERO;
-    aether_out.hi = s;
-    aether_out.comp = ((a.comp + b.comp) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba));
-    return aether_out;
+    return Paird { hi: s, comp: ((a.comp + b.comp) + aether_fmax_f64(two_sum_err_ab, two_sum_err_ba)) };
 }
 
 /// The value a pair delivers: hi + comp rounded, or hi itself when hi is not finite (the correction dropped).
@@ -4287,10 +4043,7 @@ pub fn aether_f32_sincos(a: f32) -> Vec2f {
     let q: f32 = (reduce_half_pi_k - (4.0_f32 * fq));
     let sn: f32 = (if (a == 0.0_f32) { a } else { (if (q == 0.0_f32) { sr } else { (if (q == 1.0_f32) { cr } else { (if (q == 2.0_f32) { (sr * -1.0_f32) } else { (cr * -1.0_f32) }) }) }) });
     let cs: f32 = (if (q == 0.0_f32) { cr } else { (if (q == 1.0_f32) { (sr * -1.0_f32) } else { (if (q == 2.0_f32) { (cr * -1.0_f32) } else { sr }) }) });
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = sn;
-    aether_out.y = cs;
-    return aether_out;
+    return Vec2f { x: sn, y: cs };
 }
 
 /// sin a and cos a together (out.x = sin, out.y = cos), by one Cody-Waite reduction by pi/2 and two polynomials, as the contract states (its elementary-functions section); NaN outside |a| \<= 8192 (f32) or 2^20 (f64).
@@ -4347,10 +4100,7 @@ pub fn aether_f64_sincos(a: f64) -> Vec2d {
     let q: f64 = (reduce_half_pi_k - (4.0_f64 * fq));
     let sn: f64 = (if (a == 0.0_f64) { a } else { (if (q == 0.0_f64) { sr } else { (if (q == 1.0_f64) { cr } else { (if (q == 2.0_f64) { (sr * -1.0_f64) } else { (cr * -1.0_f64) }) }) }) });
     let cs: f64 = (if (q == 0.0_f64) { cr } else { (if (q == 1.0_f64) { (sr * -1.0_f64) } else { (if (q == 2.0_f64) { (cr * -1.0_f64) } else { sr }) }) });
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = sn;
-    aether_out.y = cs;
-    return aether_out;
+    return Vec2d { x: sn, y: cs };
 }
 
 /// sin a: sincos(a).x, so the same bits as sincos.
@@ -6088,12 +5838,12 @@ pub fn aether_quatf_from_axis_angle(axis: Vec3f, angle: f32) -> Quatf {
     let sincos_q: f32 = (reduce_half_pi_k - (4.0_f32 * sincos_fq));
     let sincos_sn: f32 = (if (sincos_a_0 == 0.0_f32) { sincos_a_0 } else { (if (sincos_q == 0.0_f32) { sincos_sr } else { (if (sincos_q == 1.0_f32) { sincos_cr } else { (if (sincos_q == 2.0_f32) { (sincos_sr * -1.0_f32) } else { (sincos_cr * -1.0_f32) }) }) }) });
     let sincos_cs: f32 = (if (sincos_q == 0.0_f32) { sincos_cr } else { (if (sincos_q == 1.0_f32) { (sincos_sr * -1.0_f32) } else { (if (sincos_q == 2.0_f32) { (sincos_cr * -1.0_f32) } else { sincos_sr }) }) });
-    let mut aether_out: Quatf = Quatf::ZERO;
-    aether_out.w = sincos_cs;
-    aether_out.x = (axis.x * sincos_sn);
-    aether_out.y = (axis.y * sincos_sn);
-    aether_out.z = (axis.z * sincos_sn);
-    return aether_out;
+    return Quatf {
+        w: sincos_cs,
+        x: (axis.x * sincos_sn),
+        y: (axis.y * sincos_sn),
+        z: (axis.z * sincos_sn),
+    };
 }
 
 /// The rotation by angle (radians) about axis: sc = sincos(angle * 0.5), out = quat(sc.y, axis.x * sc.x, axis.y * sc.x, axis.z * sc.x). The axis is used as given (normalize it first: a non-unit axis gives a non-unit quaternion); NaN where |angle * 0.5| is outside sincos's domain.
@@ -6135,12 +5885,12 @@ pub fn aether_quatd_from_axis_angle(axis: Vec3d, angle: f64) -> Quatd {
     let sincos_q: f64 = (reduce_half_pi_k - (4.0_f64 * sincos_fq));
     let sincos_sn: f64 = (if (sincos_a_0 == 0.0_f64) { sincos_a_0 } else { (if (sincos_q == 0.0_f64) { sincos_sr } else { (if (sincos_q == 1.0_f64) { sincos_cr } else { (if (sincos_q == 2.0_f64) { (sincos_sr * -1.0_f64) } else { (sincos_cr * -1.0_f64) }) }) }) });
     let sincos_cs: f64 = (if (sincos_q == 0.0_f64) { sincos_cr } else { (if (sincos_q == 1.0_f64) { (sincos_sr * -1.0_f64) } else { (if (sincos_q == 2.0_f64) { (sincos_cr * -1.0_f64) } else { sincos_sr }) }) });
-    let mut aether_out: Quatd = Quatd::ZERO;
-    aether_out.w = sincos_cs;
-    aether_out.x = (axis.x * sincos_sn);
-    aether_out.y = (axis.y * sincos_sn);
-    aether_out.z = (axis.z * sincos_sn);
-    return aether_out;
+    return Quatd {
+        w: sincos_cs,
+        x: (axis.x * sincos_sn),
+        y: (axis.y * sincos_sn),
+        z: (axis.z * sincos_sn),
+    };
 }
 
 /// The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
@@ -6255,17 +6005,7 @@ pub fn aether_mat3f_from_euler_xyz(ax: f32, ay: f32, az: f32) -> Mat3f {
     let m12: f32 = ((sincos_sn * sincos_cs_2) * -1.0_f32);
     let m20: f32 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
     let m21: f32 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-    let mut aether_out: Mat3f = Mat3f::ZERO;
-    aether_out.m[0] = m00;
-    aether_out.m[1] = m01;
-    aether_out.m[2] = sincos_sn_2;
-    aether_out.m[3] = m10;
-    aether_out.m[4] = m11;
-    aether_out.m[5] = m12;
-    aether_out.m[6] = m20;
-    aether_out.m[7] = m21;
-    aether_out.m[8] = (sincos_cs * sincos_cs_2);
-    return aether_out;
+    return Mat3f { m: [ m00, m01, sincos_sn_2, m10, m11, m12, m20, m21, (sincos_cs * sincos_cs_2) ] };
 }
 
 /// The rotation matrix Rx(ax) Ry(ay) Rz(az) (intrinsic x, then y, then z; for a column vector, rotate about z first), angles in radians, from sx = sincos(ax), sy = sincos(ay), sz = sincos(az) (.x the sine, .y the cosine) and the stated products, left to right: row 0 = (cy cz, (cy sz) * -1, sy); row 1 = ((sx sy) cz + cx sz, cx cz - (sx sy) sz, (sx cy) * -1); row 2 = (sx sz - (cx sy) cz, (cx sy) sz + sx cz, cx cy). NaN where an angle is outside sincos's domain.
@@ -6380,17 +6120,7 @@ pub fn aether_mat3d_from_euler_xyz(ax: f64, ay: f64, az: f64) -> Mat3d {
     let m12: f64 = ((sincos_sn * sincos_cs_2) * -1.0_f64);
     let m20: f64 = ((sincos_sn * sincos_sn_3) - ((sincos_cs * sincos_sn_2) * sincos_cs_3));
     let m21: f64 = (((sincos_cs * sincos_sn_2) * sincos_sn_3) + (sincos_sn * sincos_cs_3));
-    let mut aether_out: Mat3d = Mat3d::ZERO;
-    aether_out.m[0] = m00;
-    aether_out.m[1] = m01;
-    aether_out.m[2] = sincos_sn_2;
-    aether_out.m[3] = m10;
-    aether_out.m[4] = m11;
-    aether_out.m[5] = m12;
-    aether_out.m[6] = m20;
-    aether_out.m[7] = m21;
-    aether_out.m[8] = (sincos_cs * sincos_cs_2);
-    return aether_out;
+    return Mat3d { m: [ m00, m01, sincos_sn_2, m10, m11, m12, m20, m21, (sincos_cs * sincos_cs_2) ] };
 }
 
 /// Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) \< 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
@@ -6529,12 +6259,12 @@ pub fn aether_quatf_slerp(a: Quatf, b: Quatf, t: f32) -> Quatf {
     let sincos_q_3: f32 = (reduce_half_pi_k_3 - (4.0_f32 * sincos_fq_3));
     let sincos_sn_3: f32 = (if (th == 0.0_f32) { th } else { (if (sincos_q_3 == 0.0_f32) { sincos_sr_3 } else { (if (sincos_q_3 == 1.0_f32) { sincos_cr_3 } else { (if (sincos_q_3 == 2.0_f32) { (sincos_sr_3 * -1.0_f32) } else { (sincos_cr_3 * -1.0_f32) }) }) }) });
     let r: f32 = (1.0_f32 / sincos_sn_3);
-    let mut aether_out: Quatf = Quatf::ZERO;
-    aether_out.w = (if (d > 0.99951171875_f32) { nl_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) });
-    aether_out.x = (if (d > 0.99951171875_f32) { nl_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) });
-    aether_out.y = (if (d > 0.99951171875_f32) { nl_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) });
-    aether_out.z = (if (d > 0.99951171875_f32) { nl_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) });
-    return aether_out;
+    return Quatf {
+        w: (if (d > 0.99951171875_f32) { nl_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) }),
+        x: (if (d > 0.99951171875_f32) { nl_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) }),
+        y: (if (d > 0.99951171875_f32) { nl_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) }),
+        z: (if (d > 0.99951171875_f32) { nl_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) }),
+    };
 }
 
 /// Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc: b negated when dot(a, b) \< 0; normalize(lerp(a, b, t)) when the dot exceeds 1 - 2^-11; else (a sin(th (1 - t)) + b sin(th t)) * (1 / sin th) with th = acos(dot), as the contract states (its elementary-functions section). For unit quaternions.
@@ -6673,12 +6403,12 @@ pub fn aether_quatd_slerp(a: Quatd, b: Quatd, t: f64) -> Quatd {
     let sincos_q_3: f64 = (reduce_half_pi_k_3 - (4.0_f64 * sincos_fq_3));
     let sincos_sn_3: f64 = (if (th == 0.0_f64) { th } else { (if (sincos_q_3 == 0.0_f64) { sincos_sr_3 } else { (if (sincos_q_3 == 1.0_f64) { sincos_cr_3 } else { (if (sincos_q_3 == 2.0_f64) { (sincos_sr_3 * -1.0_f64) } else { (sincos_cr_3 * -1.0_f64) }) }) }) });
     let r: f64 = (1.0_f64 / sincos_sn_3);
-    let mut aether_out: Quatd = Quatd::ZERO;
-    aether_out.w = (if (d > 0.99951171875_f64) { nl_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) });
-    aether_out.x = (if (d > 0.99951171875_f64) { nl_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) });
-    aether_out.y = (if (d > 0.99951171875_f64) { nl_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) });
-    aether_out.z = (if (d > 0.99951171875_f64) { nl_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) });
-    return aether_out;
+    return Quatd {
+        w: (if (d > 0.99951171875_f64) { nl_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) }),
+        x: (if (d > 0.99951171875_f64) { nl_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) }),
+        y: (if (d > 0.99951171875_f64) { nl_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) }),
+        z: (if (d > 0.99951171875_f64) { nl_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) }),
+    };
 }
 
 /// The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -6703,12 +6433,7 @@ pub fn aether_f32_jacobi_rotation(app: f32, aqq: f32, apq: f32) -> Rotationf {
     let t: f32 = (if (apq == 0.0_f32) { 0.0_f32 } else { t0 });
     let c: f32 = (1.0_f32 / aether_sqrt_f32(((t * t) + 1.0_f32)));
     let s: f32 = (t * c);
-    let mut aether_out: Rotationf = Rotationf::ZERO;
-    aether_out.c = c;
-    aether_out.s = s;
-    aether_out.t = t;
-    aether_out.tau = (s / (1.0_f32 + c));
-    return aether_out;
+    return Rotationf { c: c, s: s, t: t, tau: (s / (1.0_f32 + c)) };
 }
 
 /// The Jacobi rotation that zeroes apq: theta = (aqq - app) / (2 * apq); t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), or 0.5 / |theta| where theta^2 overflows; t = +0 when apq is zero; c = 1 / sqrt(t^2 + 1); s = t * c; tau = s / (1 + c).
@@ -6733,12 +6458,7 @@ pub fn aether_f64_jacobi_rotation(app: f64, aqq: f64, apq: f64) -> Rotationd {
     let t: f64 = (if (apq == 0.0_f64) { 0.0_f64 } else { t0 });
     let c: f64 = (1.0_f64 / aether_sqrt_f64(((t * t) + 1.0_f64)));
     let s: f64 = (t * c);
-    let mut aether_out: Rotationd = Rotationd::ZERO;
-    aether_out.c = c;
-    aether_out.s = s;
-    aether_out.t = t;
-    aether_out.tau = (s / (1.0_f64 + c));
-    return aether_out;
+    return Rotationd { c: c, s: s, t: t, tau: (s / (1.0_f64 + c)) };
 }
 
 /// A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
@@ -6750,10 +6470,7 @@ pub fn aether_f64_jacobi_rotation(app: f64, aqq: f64, apq: f64) -> Rotationd {
 /// ```
 #[inline]
 pub fn aether_f32_jacobi_update(g: f32, h: f32, r: Rotationf) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (g - (r.s * (h + (r.tau * g))));
-    aether_out.y = (h + (r.s * (g - (r.tau * h))));
-    return aether_out;
+    return Vec2f { x: (g - (r.s * (h + (r.tau * g)))), y: (h + (r.s * (g - (r.tau * h)))) };
 }
 
 /// A Jacobi rotation applied to a pair (g, h) of a row or column: (g - s * (h + tau * g), h + s * (g - tau * h)).
@@ -6765,10 +6482,7 @@ pub fn aether_f32_jacobi_update(g: f32, h: f32, r: Rotationf) -> Vec2f {
 /// ```
 #[inline]
 pub fn aether_f64_jacobi_update(g: f64, h: f64, r: Rotationd) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (g - (r.s * (h + (r.tau * g))));
-    aether_out.y = (h + (r.s * (g - (r.tau * h))));
-    return aether_out;
+    return Vec2d { x: (g - (r.s * (h + (r.tau * g)))), y: (h + (r.s * (g - (r.tau * h)))) };
 }
 
 /// The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
@@ -6780,10 +6494,7 @@ pub fn aether_f64_jacobi_update(g: f64, h: f64, r: Rotationd) -> Vec2d {
 /// ```
 #[inline]
 pub fn aether_f32_jacobi_diag(app: f32, aqq: f32, apq: f32, r: Rotationf) -> Vec2f {
-    let mut aether_out: Vec2f = Vec2f::ZERO;
-    aether_out.x = (app - (r.t * apq));
-    aether_out.y = (aqq + (r.t * apq));
-    return aether_out;
+    return Vec2f { x: (app - (r.t * apq)), y: (aqq + (r.t * apq)) };
 }
 
 /// The diagonal after a Jacobi rotation: (app - t * apq, aqq + t * apq).
@@ -6795,10 +6506,7 @@ pub fn aether_f32_jacobi_diag(app: f32, aqq: f32, apq: f32, r: Rotationf) -> Vec
 /// ```
 #[inline]
 pub fn aether_f64_jacobi_diag(app: f64, aqq: f64, apq: f64, r: Rotationd) -> Vec2d {
-    let mut aether_out: Vec2d = Vec2d::ZERO;
-    aether_out.x = (app - (r.t * apq));
-    aether_out.y = (aqq + (r.t * apq));
-    return aether_out;
+    return Vec2d { x: (app - (r.t * apq)), y: (aqq + (r.t * apq)) };
 }
 
 impl Vec2f {

@@ -26,6 +26,16 @@
 //!   (`to_bits`/`from_bits`); no function converts between `f32` and `f64`.
 //! - The elementary functions (`aether_f32_sin`, `aether_f64_exp`, ...) are
 //!   the contract's polynomials and reductions, never the platform's libm.
+//! - On x86_64 the f32 functions over four-component rows
+//!   (`aether_mat4f_mul`, `aether_mat4f_mul_vec`, `aether_quatf_mul`,
+//!   `aether_vec4f_dot`, ...) work in SSE's four lanes (`core::arch`, the
+//!   x86_64 baseline): each `_mm_add_ps`, `_mm_mul_ps`, ...
+//!   is the IEEE 754 operation in every lane, rounded as the scalar one, and
+//!   the loads, shuffles and sign flips only move bits. A lane that subtracts
+//!   beside lanes that add adds its operand with the sign bit flipped, which
+//!   is what IEEE 754 defines `x - y` to be. Every other target runs the
+//!   scalar body, with the same bits (a NaN's sign aside, which the
+//!   contract's comparison leaves free).
 //!
 //! The structs are `#[repr(C)]` in the C core's memory order (row-major
 //! matrices, quaternions w, x, y, z), so a slice of them can be passed to the

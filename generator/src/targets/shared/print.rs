@@ -40,6 +40,13 @@ pub trait Spelling {
     fn return_truth(&self, v: &str) -> String;
     /// Declares the result [`OUT`] of a vector or matrix type.
     fn declare_out(&self, ty: &str) -> String;
+    /// The statements that return a result of the vector or matrix type
+    /// `ty` built whole from its components' expressions (memory order),
+    /// where the target has such an expression; by default none, and the
+    /// result is declared and written component by component.
+    fn construct(&self, _ty: &str, _kind: &ShapeKind, _values: &[String]) -> Option<Vec<String>> {
+        None
+    }
     /// Operand `e` of the binary operation `op`, printed as `printed`: a
     /// target may wrap it (df64's loaded-low-word rule); by default as it is.
     fn operand(&self, _op: BinOp, _f: &Function, _e: &Expr, printed: String) -> String {
@@ -92,9 +99,15 @@ pub fn body(sp: &dyn Spelling, model: &Model, f: &Function, elem: &ElemType) -> 
         Kind::Bool => lines.push(sp.return_truth(&expr(sp, f, elem, &f.outputs[0]))),
         Kind::Shape(s) if matches!(s.kind, ShapeKind::Scalar) => lines.push(format!("return {};", expr(sp, f, elem, &f.outputs[0]))),
         Kind::Shape(s) => {
-            lines.push(sp.declare_out(&sp.kind_type(model, &f.ret, elem)));
-            for (k, o) in f.outputs.iter().enumerate() {
-                lines.push(format!("{} = {};", sp.component(OUT, &s.kind, k), expr(sp, f, elem, o)));
+            let ty = sp.kind_type(model, &f.ret, elem);
+            let values: Vec<String> = f.outputs.iter().map(|o| expr(sp, f, elem, o)).collect();
+            if let Some(whole) = sp.construct(&ty, &s.kind, &values) {
+                lines.extend(whole);
+                return lines;
+            }
+            lines.push(sp.declare_out(&ty));
+            for (k, v) in values.iter().enumerate() {
+                lines.push(format!("{} = {v};", sp.component(OUT, &s.kind, k)));
             }
             lines.push(format!("return {OUT};"));
         }
