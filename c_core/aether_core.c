@@ -13101,6 +13101,21 @@ static void aether_selftest_problem(aether_selftest_text *t, int *count, const c
     *count += 1;
 }
 
+/* The sizes AETHER_SELFTEST_MESSAGE_MAX (aether_core.h) is the sum of: a problem is ": " or "; "
+   and at most one line less its NUL; the message is "aether_selftest", at most one contract
+   problem, three environment problems (each stated whole, checked below), the witness count and
+   three named witnesses, and the NUL. The typedef fails to compile where they do not fit. */
+#define AETHER_SELFTEST_LINE 768u
+#define AETHER_SELFTEST_ENV_LINE 256u
+#define AETHER_SELFTEST_NAMED 3u
+typedef char aether_selftest_message_max_holds[(15u + (2u + AETHER_SELFTEST_LINE - 1u) + 3u * (2u + AETHER_SELFTEST_ENV_LINE - 1u) +
+    (1u + AETHER_SELFTEST_NAMED) * (2u + AETHER_SELFTEST_LINE - 1u) + 1u <= AETHER_SELFTEST_MESSAGE_MAX) ? 1 : -1];
+
+/* An environment problem stated whole, at most AETHER_SELFTEST_ENV_LINE - 1 characters (a
+   longer literal fails to compile). */
+#define AETHER_SELFTEST_ENV_PROBLEM(t, count, s) \
+    ((void)sizeof(char[sizeof(s) <= AETHER_SELFTEST_ENV_LINE ? 1 : -1]), aether_selftest_problem((t), (count), (s)))
+
 /* The spec's comparison policy: bytes equal; or both NaN; or +0 against -0 where granted. */
 static int aether_selftest_word_ok(uint64_t expected, uint64_t actual, unsigned bits, int is_float, int either_zero)
 {
@@ -13129,7 +13144,7 @@ static const char *aether_selftest_mode(int mode)
 static int aether_selftest_environment(aether_selftest_text *t, int *count)
 {
     int status = 0;
-    char line[256];
+    char line[AETHER_SELFTEST_ENV_LINE];
     volatile double one = 1.0, tiny = 1e-18; /* below 2^-53, exact or not */
     unsigned i;
     int flushed = 0, flushed_operand = 0;
@@ -13138,11 +13153,11 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
     const unsigned csr = _mm_getcsr();
     if (csr & 0x8000u) {
         status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
-        aether_selftest_problem(t, count, "flush-to-zero is on (MXCSR.FTZ, bit 15): subnormal results become zero. Code built or linked with -Ofast/-ffast-math (crtfastmath.o) or a call to _mm_setcsr set it in this process; clear it, e.g. _mm_setcsr(_mm_getcsr() & ~0x8040u)");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "flush-to-zero is on (MXCSR.FTZ, bit 15): subnormal results become zero. Code built or linked with -Ofast/-ffast-math (crtfastmath.o) or a call to _mm_setcsr set it in this process; clear it, e.g. _mm_setcsr(_mm_getcsr() & ~0x8040u)");
     }
     if (csr & 0x0040u) {
         status |= AETHER_SELFTEST_DENORMALS_ARE_ZERO;
-        aether_selftest_problem(t, count, "denormals-are-zero is on (MXCSR.DAZ, bit 6): subnormal inputs are read as zero. Code built or linked with -Ofast/-ffast-math (crtfastmath.o) or a call to _mm_setcsr set it in this process; clear it, e.g. _mm_setcsr(_mm_getcsr() & ~0x8040u)");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "denormals-are-zero is on (MXCSR.DAZ, bit 6): subnormal inputs are read as zero. Code built or linked with -Ofast/-ffast-math (crtfastmath.o) or a call to _mm_setcsr set it in this process; clear it, e.g. _mm_setcsr(_mm_getcsr() & ~0x8040u)");
     }
     if (csr & 0x6000u) {
         status |= AETHER_SELFTEST_ROUNDING;
@@ -13154,11 +13169,11 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
     __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
     if (fpcr & ((uint64_t)1 << 24)) {
         status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
-        aether_selftest_problem(t, count, "flush-to-zero is on (FPCR.FZ, bit 24): subnormal inputs and results become zero. Code built or linked with -Ofast/-ffast-math or a write to FPCR set it in this process; clear it");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "flush-to-zero is on (FPCR.FZ, bit 24): subnormal inputs and results become zero. Code built or linked with -Ofast/-ffast-math or a write to FPCR set it in this process; clear it");
     }
     if ((fpcr & 3u) == 3u) {
         status |= AETHER_SELFTEST_DENORMALS_ARE_ZERO;
-        aether_selftest_problem(t, count, "denormals-are-zero is on (FPCR.AH and FPCR.FIZ): subnormal inputs are read as zero; clear FIZ");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "denormals-are-zero is on (FPCR.AH and FPCR.FIZ): subnormal inputs are read as zero; clear FIZ");
     }
     if ((fpcr >> 22) & 3u) {
         status |= AETHER_SELFTEST_ROUNDING;
@@ -13168,11 +13183,11 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
 #endif
     if (!(status & AETHER_SELFTEST_ROUNDING) && fegetround() != FE_TONEAREST) {
         status |= AETHER_SELFTEST_ROUNDING;
-        aether_selftest_problem(t, count, "the rounding mode is not round-to-nearest-even (fegetround() != FE_TONEAREST); restore it with fesetround(FE_TONEAREST)");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "the rounding mode is not round-to-nearest-even (fegetround() != FE_TONEAREST); restore it with fesetround(FE_TONEAREST)");
     }
     if (!(status & AETHER_SELFTEST_ROUNDING) && (one + tiny != one || one - tiny != one || -one - tiny != -one || -one + tiny != -one)) {
         status |= AETHER_SELFTEST_ROUNDING;
-        aether_selftest_problem(t, count, "the rounding mode is not round-to-nearest-even (1 +- 1e-18 does not round to 1)");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "the rounding mode is not round-to-nearest-even (1 +- 1e-18 does not round to 1)");
     }
     for (i = 0; i < AETHER_SELFTEST_PROBES; ++i) {
         const aether_selftest_probe *p = &aether_selftest_probes[i];
@@ -13184,11 +13199,11 @@ static int aether_selftest_environment(aether_selftest_text *t, int *count)
     }
     if (!(status & AETHER_SELFTEST_FLUSH_TO_ZERO) && flushed) {
         status |= AETHER_SELFTEST_FLUSH_TO_ZERO;
-        aether_selftest_problem(t, count, "flush-to-zero is on: the smallest normal number times 0.5 gives zero, not a subnormal");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "flush-to-zero is on: the smallest normal number times 0.5 gives zero, not a subnormal");
     }
     if (!(status & AETHER_SELFTEST_DENORMALS_ARE_ZERO) && flushed_operand) {
         status |= AETHER_SELFTEST_DENORMALS_ARE_ZERO;
-        aether_selftest_problem(t, count, "denormals-are-zero is on: the smallest subnormal is read as zero");
+        AETHER_SELFTEST_ENV_PROBLEM(t, count, "denormals-are-zero is on: the smallest subnormal is read as zero");
     }
     return status;
 }
@@ -13211,7 +13226,7 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
 {
     aether_selftest_text t;
     uint64_t got[64];
-    char line[768];
+    char line[AETHER_SELFTEST_LINE];
     char rules[256];
     unsigned char bad[233];
     size_t rules_used = 0;
@@ -13265,7 +13280,7 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
     }
     /* Then the first three failing witnesses. Under a wrong environment many witnesses fail
        for that reason alone: name them only when the environment is right. */
-    for (i = 0, named = 0u; i < 233u && named < 3u && env == 0; ++i) {
+    for (i = 0, named = 0u; i < 233u && named < AETHER_SELFTEST_NAMED && env == 0; ++i) {
         const aether_selftest_witness *w = &aether_selftest_witnesses[i];
         const uint64_t *expected = aether_selftest_words + w->at + w->n_in;
         size_t n;

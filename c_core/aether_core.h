@@ -294,6 +294,11 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
 /* aether_selftest() against the contract of this header. */
 #define AETHER_SELFTEST(message, size) aether_selftest(AETHER_CONTRACT_ID, (message), (size))
 
+/* The longest message aether_selftest() writes, its NUL included: with a buffer of this size
+   (char message[AETHER_SELFTEST_MESSAGE_MAX]) no message is cut. A smaller buffer gets the
+   message's start, NUL-terminated. */
+#define AETHER_SELFTEST_MESSAGE_MAX 4632
+
 /* aether_f32_ulp_distance: the distance between two float values in units in the last place (ULP): how many
    representable values lie between a and b, counted on one ordered line valid across signs, for tests
    of results that are not bit-exact. Negative values lie below positive ones; +0 and -0 are one point

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Shows that each documented way to consume the C core works, each in a fresh temp dir:
 # the two files, the header-only form, a C++ consumer, add_subdirectory, the installed CMake package (find_package
-# EXACT, and another version refused), pkg-config, and the CTest corpus runner. Every way builds
+# EXACT with aether::core, aether::header_only and, built on request, aether::batch; the header-only
+# form and the predicates' header from the install; another version refused), pkg-config, fast math
+# on the consumer's file and on its link line, and the CTest corpus runner. Every way builds
 # examples/consumer/main.c (the C++ way examples/consumer/main.cpp) and diffs its stdout with
 # examples/consumer/expected.txt.
 #
@@ -124,19 +126,50 @@ way_add_subdirectory() {
     check_run "$d/build/consumer"
 }
 
-# c. The installed package: find_package(aether VERSION EXACT CONFIG REQUIRED), and another
-# version refused (another contract version gives other bits).
+# c. The installed package: find_package(aether VERSION EXACT CONFIG REQUIRED) with aether::core
+# and with aether::header_only, the header-only form from the installed include directory alone,
+# the predicates' header; the batched library only where AETHER_BUILD_BATCH asked for it; and
+# another version refused (another contract version gives other bits).
 way_installed_package() {
     local d
     d=$(mktemp -d -p "$top")
     cmake -S "$core" -B "$d/build" -DCMAKE_BUILD_TYPE=Release
     cmake --build "$d/build" -j "$jobs"
     cmake --install "$d/build" --prefix "$prefix"
-    mkdir "$d/consumer" "$d/other"
+    for f in aether_core.h aether_core.c aether_predicate.h; do
+        [ -f "$prefix/include/$f" ] || { echo "the install has no include/$f"; return 1; }
+    done
+    if [ -e "$prefix/include/aether_batch.h" ] || ls "$d/build"/*aether_batch* >/dev/null 2>&1; then
+        echo "the default build made or installed the batched library (AETHER_BUILD_BATCH is off by default)"
+        return 1
+    fi
+    mkdir "$d/consumer" "$d/header-only" "$d/other" "$d/plain" "$d/batch"
     consumer_project "$d/consumer" "find_package(aether $version EXACT CONFIG REQUIRED)"
     cmake -S "$d/consumer" -B "$d/consumer/build" -DCMAKE_PREFIX_PATH="$prefix"
     cmake --build "$d/consumer/build" -j "$jobs"
     check_run "$d/consumer/build/consumer"
+    consumer_project "$d/header-only" "find_package(aether $version EXACT CONFIG REQUIRED)"
+    sed -i 's/aether::core)/aether::header_only)/' "$d/header-only/CMakeLists.txt"
+    cmake -S "$d/header-only" -B "$d/header-only/build" -DCMAKE_PREFIX_PATH="$prefix"
+    cmake --build "$d/header-only/build" -j "$jobs"
+    check_run "$d/header-only/build/consumer"
+    # No CMake at all: the installed include directory, AETHER_HEADER_ONLY, libm.
+    cp "$consumer/main.c" "$d/plain/"
+    echo "+ gcc -O2 -DAETHER_HEADER_ONLY -I$prefix/include main.c -lm"
+    gcc -O2 -Wall -Wextra -Werror -DAETHER_HEADER_ONLY -I"$prefix/include" "$d/plain/main.c" -lm -o "$d/plain/main"
+    check_run "$d/plain/main"
+    printf '#include "aether_predicate.h"\nint main(void) { return 0; }\n' >"$d/plain/predicate.c"
+    gcc -std=c99 -Wall -Wextra -Werror -I"$prefix/include" "$d/plain/predicate.c" -o "$d/plain/predicate"
+    # The batched library, asked for: built, installed with its header, and linked.
+    cmake -S "$core" -B "$d/build-batch" -DCMAKE_BUILD_TYPE=Release -DAETHER_BUILD_BATCH=ON
+    cmake --build "$d/build-batch" -j "$jobs"
+    cmake --install "$d/build-batch" --prefix "$d/prefix-batch"
+    [ -f "$d/prefix-batch/include/aether_batch.h" ] || { echo "AETHER_BUILD_BATCH=ON installed no aether_batch.h"; return 1; }
+    consumer_project "$d/batch" "find_package(aether $version EXACT CONFIG REQUIRED)"
+    sed -i 's/aether::core)/aether::batch)/' "$d/batch/CMakeLists.txt"
+    cmake -S "$d/batch" -B "$d/batch/build" -DCMAKE_PREFIX_PATH="$d/prefix-batch"
+    cmake --build "$d/batch/build" -j "$jobs"
+    check_run "$d/batch/build/consumer"
     consumer_project "$d/other" "find_package(aether 0.0.1 EXACT CONFIG REQUIRED)"
     if cmake -S "$d/other" -B "$d/other/build" -DCMAKE_PREFIX_PATH="$prefix" >"$d/other.log" 2>&1; then
         echo "find_package(aether 0.0.1 EXACT) configured against aether $version"
@@ -163,6 +196,42 @@ way_pkg_config() {
     check_run "$d/main"
 }
 
+# f. Fast math, as the README says: -ffast-math on the consumer's own file is fine when the link
+# line has none; on the link line (crtfastmath.o: flush-to-zero for the process) the self-test
+# fails and names it; on the core's file, or a header-only file, the build stops.
+way_fast_math() {
+    local d cc
+    d=$(mktemp -d -p "$top")
+    cp "$core/aether_core.h" "$core/aether_core.c" "$consumer/main.c" "$d/"
+    cd "$d"
+    for cc in gcc clang; do
+        echo "+ $cc -O2 -ffast-math -c main.c; $cc -O2 -c aether_core.c; $cc main.o aether_core.o -lm"
+        "$cc" -O2 -ffast-math -c main.c -o "main-$cc.o"
+        "$cc" -O2 -c aether_core.c -o "core-$cc.o"
+        "$cc" "main-$cc.o" "core-$cc.o" -lm -o "main-$cc"
+        # The core's lines are the expected ones; main.c's own loop ("plain sum") is the
+        # consumer's code, which -ffast-math may reassociate (it does: 0.75 for 0.25).
+        "./main-$cc" | grep -v '^plain sum' >"main-$cc.out"
+        grep -v '^plain sum' "$consumer/expected.txt" | diff -u - "main-$cc.out"
+        echo "+ $cc -ffast-math main.o aether_core.o -lm (the link line): the self-test must fail"
+        "$cc" -ffast-math "main-$cc.o" "core-$cc.o" -lm -o "main-$cc-linked"
+        if "./main-$cc-linked" >"linked-$cc.out"; then
+            echo "a -ffast-math link passed the self-test"
+            return 1
+        fi
+        grep -q "flush-to-zero is on" "linked-$cc.out" || { cat "linked-$cc.out"; return 1; }
+        if "$cc" -O2 -ffast-math -c aether_core.c -o /dev/null 2>"core-$cc.err"; then
+            echo "aether_core.c compiled with -ffast-math"
+            return 1
+        fi
+        grep -q "#error" "core-$cc.err" || { cat "core-$cc.err"; return 1; }
+        if "$cc" -O2 -ffast-math -DAETHER_HEADER_ONLY main.c -lm -o /dev/null 2>"header-only-$cc.err"; then
+            echo "a header-only file compiled with -ffast-math"
+            return 1
+        fi
+    done
+}
+
 # e. The corpus runner through CTest.
 way_ctest() {
     local d
@@ -176,7 +245,7 @@ way_ctest() {
 prefix=$top/prefix
 failed=0
 for way in "two files:way_two_files" "header-only:way_header_only" "C++ consumer:way_cxx" "add_subdirectory:way_add_subdirectory" \
-    "installed package:way_installed_package" "pkg-config:way_pkg_config" "ctest:way_ctest"; do
+    "installed package:way_installed_package" "pkg-config:way_pkg_config" "fast math:way_fast_math" "ctest:way_ctest"; do
     name=${way%%:*}
     log=$top/${way#*:}.log
     # Each way runs in a subshell with errexit on, so its first failing command ends it.
@@ -192,5 +261,5 @@ for way in "two files:way_two_files" "header-only:way_header_only" "C++ consumer
         failed=$((failed + 1))
     fi
 done
-echo "consumer-kit: $((7 - failed)) of 7 ways ok in $((SECONDS - start)) s"
+echo "consumer-kit: $((8 - failed)) of 8 ways ok in $((SECONDS - start)) s"
 [ "$failed" -eq 0 ]

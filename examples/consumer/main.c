@@ -15,7 +15,7 @@ static void show(const char *name, float v)
 
 int main(void)
 {
-    char msg[512];
+    char msg[AETHER_SELFTEST_MESSAGE_MAX];
     const aether_vec3f a = {0.1f, 0.2f, 0.3f};
     const aether_vec3f b = {0.4f, 0.5f, 0.6f};
     const float xs[] = {1e8f, 0.5f, -1e8f, 0.25f};

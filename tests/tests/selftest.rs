@@ -7,7 +7,7 @@
 //! contraction in tests/contraction.rs, and for the floating-point
 //! environment in scripts/negative-controls.sh.)
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 
 use aether_generator::{mutants, selftest as st, spec, Model};
 use aether_tests::{model, sys, witnesses};
@@ -34,6 +34,97 @@ fn the_linked_core_passes_its_self_test() {
     let mut small = [0x55u8; 6];
     assert_eq!(unsafe { sys::aether_selftest(std::ptr::null(), small.as_mut_ptr().cast(), 5) }, 0);
     assert_eq!(&small, b"aeth\0\x55");
+}
+
+/// The longest message the environment here can give: a contract id that is not the object's
+/// (cut at 120 characters), and on x86_64 flush-to-zero, denormals-are-zero and a directed
+/// rounding mode all set (every witness then fails, counted in one more problem). It fits
+/// `AETHER_SELFTEST_MESSAGE_MAX` whole; the bound itself is checked by the compiler (see
+/// `aether_selftest_message_max_holds`, and the controls below).
+#[test]
+fn the_longest_message_fits_aether_selftest_message_max() {
+    let max = sys::AETHER_SELFTEST_MESSAGE_MAX as usize;
+    let id = CString::new("x".repeat(300)).unwrap();
+    let mut buf = vec![0x55u8; max + 64];
+    #[cfg(target_arch = "x86_64")]
+    #[allow(deprecated)]
+    // SAFETY: the MXCSR is this thread's and is restored before anything else runs on it; the
+    // buffer is writable for its length, the id NUL-terminated.
+    let status = unsafe {
+        use std::arch::x86_64::{_mm_getcsr, _mm_setcsr};
+        let saved = _mm_getcsr();
+        _mm_setcsr(saved | 0x8040 | 0x4000);
+        let s = sys::aether_selftest(id.as_ptr(), buf.as_mut_ptr().cast(), buf.len());
+        _mm_setcsr(saved);
+        s
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: as above, without the environment.
+    let status = unsafe { sys::aether_selftest(id.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    let message = CStr::from_bytes_until_nul(&buf).unwrap().to_string_lossy().into_owned();
+    println!("selftest ({} characters, AETHER_SELFTEST_MESSAGE_MAX {max}): {message}", message.len());
+    assert_ne!(status & sys::AETHER_SELFTEST_CONTRACT_ID as i32, 0, "{message}");
+    #[cfg(target_arch = "x86_64")]
+    {
+        let all = sys::AETHER_SELFTEST_FLUSH_TO_ZERO
+            | sys::AETHER_SELFTEST_DENORMALS_ARE_ZERO
+            | sys::AETHER_SELFTEST_ROUNDING
+            | sys::AETHER_SELFTEST_WITNESS;
+        assert_eq!(status as u32 & all, all, "{message}");
+        for problem in
+            ["the header says contract", "flush-to-zero is on", "denormals-are-zero is on", "the rounding mode is", "witnesses fail"]
+        {
+            assert!(message.contains(problem), "no \"{problem}\": {message}");
+        }
+    }
+    assert!(message.len() < max, "{} characters do not fit {max} with the NUL", message.len());
+    // The README's old 512-byte buffer cut this message.
+    assert!(message.len() >= 512, "{message}");
+}
+
+/// Compiles a copy of the C core with `edit` applied to (header, source); the compiler's
+/// output when it fails.
+fn compile_edited(name: &str, edit: impl Fn(String, String) -> (String, String)) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("aether-selftest-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../c_core");
+    let h = std::fs::read_to_string(format!("{root}/aether_core.h")).unwrap();
+    let c = std::fs::read_to_string(format!("{root}/aether_core.c")).unwrap();
+    let (h, c) = edit(h, c);
+    std::fs::write(dir.join("aether_core.h"), h).unwrap();
+    std::fs::write(dir.join("aether_core.c"), c).unwrap();
+    let out = std::process::Command::new(env!("AETHER_CC"))
+        .args(["-std=c99", "-fsyntax-only", "aether_core.c"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// The bound `AETHER_SELFTEST_MESSAGE_MAX` promises is the compiler's to check: the core as
+/// generated compiles; one less than the sum of its buffers does not, nor an environment
+/// problem longer than its line.
+#[test]
+fn the_message_bound_is_checked_at_compile_time() {
+    let define = format!("#define AETHER_SELFTEST_MESSAGE_MAX {}", sys::AETHER_SELFTEST_MESSAGE_MAX);
+    compile_edited("as-generated", |h, c| (h, c)).unwrap();
+    let lower = compile_edited("lower", |h, c| {
+        assert!(h.contains(&define));
+        (h.replace(&define, &format!("#define AETHER_SELFTEST_MESSAGE_MAX {}", sys::AETHER_SELFTEST_MESSAGE_MAX - 1)), c)
+    });
+    let err = lower.expect_err("a bound one below the buffers' sum compiled");
+    assert!(err.contains("aether_selftest_message_max_holds"), "{err}");
+    let longer = compile_edited("long-literal", |h, c| {
+        let from = "AETHER_SELFTEST_ENV_PROBLEM(t, count, \"";
+        assert!(c.contains(from));
+        (h, c.replacen(from, &format!("{from}{}", "y".repeat(256)), 1))
+    });
+    longer.expect_err("an environment problem of more than 255 characters compiled");
 }
 
 #[test]
