@@ -35,14 +35,14 @@ version=$(sed -n 's/^#define AETHER_CONTRACT_VERSION "\([^"]*\)"$/\1/p' "$core/a
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 
-# The README shows the two-file consumer in full: it must be examples/consumer/main.c.
+# docs/c-core.md shows the two-file consumer in full: it must be examples/consumer/main.c.
 awk '/^A two-file consumer/ { on = 1 } on && /^```c$/ { grab = 1; next } grab && /^```$/ { exit } grab { print }' \
-    README.md >"$top/readme-main.c"
-if ! diff -u "$consumer/main.c" "$top/readme-main.c"; then
-    echo "consumer-kit: the README's two-file consumer differs from examples/consumer/main.c" >&2
+    docs/c-core.md >"$top/doc-main.c"
+if ! diff -u "$consumer/main.c" "$top/doc-main.c"; then
+    echo "consumer-kit: docs/c-core.md's two-file consumer differs from examples/consumer/main.c" >&2
     exit 1
 fi
-echo "consumer-kit: the README's two-file consumer is examples/consumer/main.c"
+echo "consumer-kit: docs/c-core.md's two-file consumer is examples/consumer/main.c"
 
 # Runs the consumer binary $1 and diffs its stdout with the expected one.
 check_run() {
@@ -196,7 +196,7 @@ way_pkg_config() {
     check_run "$d/main"
 }
 
-# f. Fast math, as the README says: -ffast-math on the consumer's own file is fine when the link
+# f. Fast math, as docs/c-core.md says: -ffast-math on the consumer's own file is fine when the link
 # line has none; on the link line (crtfastmath.o: flush-to-zero for the process) the self-test
 # fails and names it; on the core's file, or a header-only file, the build stops.
 way_fast_math() {

@@ -147,6 +147,11 @@ rust_lane=(
     # the negative controls (no guard, the opaque-one guard, rule mutants). (In this lane, which
     # would end first without it: the two lanes then take about as long.)
     "bash scripts/wgsl.sh 15000"
+    # Every quick start of the README as written (C two files, header-only and CMake, C++,
+    # Rust, Python; WGSL on Dawn; GLSL, OpenCL C and CUDA through their compilers), the README's
+    # figures and CHANGELOG.md's contract id; then the controls (READMEs broken five ways).
+    "bash scripts/quickstart.sh"
+    "bash scripts/quickstart.sh --control"
 )
 c_lane=(
     "bash scripts/check-c.sh"
