@@ -315,10 +315,7 @@ pub fn render(model: &Model) -> Result<String, Error> {
                 }
             })
             .collect();
-        let functions: Vec<Row> = fs
-            .iter()
-            .map(|f| Row { a: model.c_name(f), b: df64_bound(d, f), c: String::new() })
-            .collect();
+        let functions: Vec<Row> = fs.iter().map(|f| Row { a: model.c_name(f), b: df64_bound(d, f), c: String::new() }).collect();
         context! {
             targets => d.targets.join(", "),
             exclude => d.exclude.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", "),

@@ -29,6 +29,7 @@
 //! mutants evaluated on random inputs), the random and special-value rows,
 //! and `output::check` / `output::write`.
 
+use crate::api_doc;
 use crate::contract_doc;
 use crate::corpus::{self, Case, FunctionCases};
 use crate::error::Error;
@@ -65,9 +66,9 @@ pub fn render_model_with_probe_corpus(model: &Model) -> Result<Vec<Output>, Erro
     }
     let all = probe_corpus(model)?;
     let mut out = render_targets(model, &all)?;
-    // The doc came last from render_targets; the corpus files go before it,
-    // as in output::generate.
-    let doc = out.pop();
+    // The docs came last from render_targets; the corpus files go before
+    // them, as in output::generate.
+    let docs = out.split_off(out.iter().position(|o| o.path.starts_with("docs/")).unwrap_or(out.len()));
     let banner = output::banner(model);
     let mut names = Vec::new();
     for (name, idx) in corpus::parts(model) {
@@ -79,7 +80,7 @@ pub fn render_model_with_probe_corpus(model: &Model) -> Result<Vec<Output>, Erro
         "corpus/aether_c_corpus.h",
         corpus::render_umbrella(&banner, &model.spec.version, &crate::selftest::contract_id(model), &names, &all),
     ));
-    out.extend(doc);
+    out.extend(docs);
     Ok(out)
 }
 
@@ -89,7 +90,8 @@ pub fn build(text: &str) -> Result<Model, Error> {
     Ok(crate::model(&spec)?)
 }
 
-/// Every target's files with the given corpus, then the contract doc.
+/// Every target's files with the given corpus, then the contract doc and
+/// the API reference.
 pub fn render_targets(model: &Model, corpus: &[FunctionCases]) -> Result<Vec<Output>, Error> {
     let banner = output::banner(model);
     let mut out = Vec::new();
@@ -97,6 +99,7 @@ pub fn render_targets(model: &Model, corpus: &[FunctionCases]) -> Result<Vec<Out
         out.extend(t.render(model, &banner, corpus)?);
     }
     out.push(Output::new("docs/numerics-contract.md", contract_doc::render(model)?));
+    out.push(Output::new("docs/api.md", api_doc::render(model, &out)?));
     Ok(out)
 }
 
@@ -170,7 +173,8 @@ mod tests {
             assert!(probes.iter().any(|o| o.path == path), "{path} with the probe corpus");
         }
         assert!(probes.iter().any(|o| o.path == "corpus/aether_c_corpus.h"));
-        assert_eq!(probes.last().map(|o| o.path.as_str()), Some("docs/numerics-contract.md"));
+        let docs: Vec<&str> = probes.iter().rev().take(2).rev().map(|o| o.path.as_str()).collect();
+        assert_eq!(docs, ["docs/numerics-contract.md", "docs/api.md"]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! every function (expression trees with folds ordered by the spec's rule),
 //! and writes the language cores, the reference corpus and their checks.
 
+pub mod api_doc;
 pub mod bands;
 pub mod contract_doc;
 pub mod corpus;

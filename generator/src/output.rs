@@ -60,6 +60,7 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
         corpus::render_umbrella(&banner, &model.spec.version, &crate::selftest::contract_id(model), &names, &all),
     ));
     out.push(Output::new("docs/numerics-contract.md", contract_doc::render(model)?));
+    out.push(Output::new("docs/api.md", crate::api_doc::render(model, &out)?));
     Ok(out)
 }
 

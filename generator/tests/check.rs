@@ -27,6 +27,7 @@ fn scratch(name: &str) -> PathBuf {
     }
     std::fs::create_dir_all(tmp.join("docs")).unwrap();
     std::fs::copy(root.join("docs/numerics-contract.md"), tmp.join("docs/numerics-contract.md")).unwrap();
+    std::fs::copy(root.join("docs/api.md"), tmp.join("docs/api.md")).unwrap();
     tmp
 }
 
