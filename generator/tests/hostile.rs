@@ -75,6 +75,13 @@ fn accepted_hostile_texts_compile_everywhere() {
         }
         None => println!("hostile: no nvcc here (scripts/cuda-toolchain.sh installs one); the CUDA core was not compiled"),
     }
+    match common::clang_for_opencl() {
+        Some(clang) => {
+            common::compile_opencl(&dir, &clang).unwrap_or_else(|e| panic!("{e}"));
+            compiled.push("clang (OpenCL C 1.2 and 3.0)".into());
+        }
+        None => println!("hostile: no clang here; the OpenCL C programs were not compiled"),
+    }
     println!("hostile: the spec with hostile doc and label texts: {} files generated, compiled by {}", outputs.len(), compiled.join(", "));
 }
 

@@ -44,19 +44,24 @@ fn run(mut cmd: Command) -> Result<(), String> {
     }
 }
 
-/// Compiles the C core, its flat thunks and the corpus runner under `dir` with
-/// `cc` (C99, every warning an error), and includes the header from C++
-/// (`cxx`). Returns the compilers that ran.
+/// Compiles the C core, its batched forms, its flat thunks and the corpus runner
+/// under `dir` with `cc` (C99, every warning an error), and includes the header
+/// from C++ (`cxx`).
 pub fn compile_c(dir: &Path, cc: &str, cxx: &str) -> Result<(), String> {
     let obj = dir.join("obj");
     std::fs::create_dir_all(&obj).unwrap();
     let core = dir.join("c_core");
     let check = core.join("check");
-    for (src, o) in
-        [(core.join("aether_core.c"), "core.o"), (check.join("aether_flat.c"), "flat.o"), (check.join("aether_check.c"), "check.o")]
-    {
+    // The batched forms too (at -O0: the same front end, a fraction of the time), so that a
+    // break in them alone fails here and not only in the consumer kit.
+    for (src, o, opt) in [
+        (core.join("aether_core.c"), "core.o", "-O1"),
+        (core.join("aether_batch.c"), "batch.o", "-O0"),
+        (check.join("aether_flat.c"), "flat.o", "-O1"),
+        (check.join("aether_check.c"), "check.o", "-O1"),
+    ] {
         let mut cmd = Command::new(cc);
-        cmd.args(["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-c"])
+        cmd.args(["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", opt, "-c"])
             .arg("-I")
             .arg(&core)
             .arg("-I")
@@ -99,7 +104,48 @@ pub fn compile_cuda(dir: &Path, nvcc: &Path) -> Result<(), String> {
         .arg(&cu)
         .arg("-o")
         .arg(obj.join("core.ptx"));
+    run(cmd)?;
+    // The batched kernels and their C launchers.
+    let mut cmd = Command::new(nvcc);
+    cmd.args(["-Werror", "all-warnings", "-ptx", "-arch=sm_90", "-I"])
+        .arg(dir.join("cuda_core"))
+        .arg(dir.join("cuda_core/aether_batch.cu"))
+        .arg("-o")
+        .arg(obj.join("batch.ptx"));
     run(cmd)
+}
+
+/// The clang that has an OpenCL C front end: `clang`, else the newest `clang-N` in /usr/bin.
+pub fn clang_for_opencl() -> Option<PathBuf> {
+    if have("clang") {
+        return Some(PathBuf::from("clang"));
+    }
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/bin")
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("clang-").and_then(|v| v.parse().ok()).map(|v| (v, e.path()))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, p)| p)
+}
+
+/// The OpenCL C programs under `dir` (the core with its batched kernels, the predicates, the
+/// check program) through clang's OpenCL C front end at 1.2 and 3.0, syntax only, every warning
+/// an error: the check scripts/opencl.sh makes before it runs them on PoCL.
+pub fn compile_opencl(dir: &Path, clang: &Path) -> Result<(), String> {
+    for std in ["CL1.2", "CL3.0"] {
+        for program in ["opencl_core/aether_core.cl", "opencl_core/aether_predicate.cl", "opencl_core/check/aether_check.cl"] {
+            let mut cmd = Command::new(clang);
+            cmd.args(["-x", "cl", &format!("-cl-std={std}"), "-Xclang", "-finclude-default-header", "-fsyntax-only", "-Werror"])
+                .args(["-DAETHER_CHECK_WORDS=8192", "-DAETHER_CHECK_OUT=256", "-DAETHER_CHECK_SCRATCH=17152"])
+                .arg(dir.join(program));
+            run(cmd)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether `tool --version` runs and succeeds.
