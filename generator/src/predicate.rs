@@ -218,6 +218,8 @@ pub struct PBody {
     pub steps: Vec<PStmt>,
     /// The body as written (for the contract doc).
     pub source: String,
+    /// The spec's line where the body's text starts (for located errors).
+    pub line: usize,
 }
 
 impl PBody {
@@ -456,7 +458,7 @@ impl Ctx<'_> {
             env.push((name.clone(), value.ty()));
             steps.push(PStmt { name, value, comment: std::mem::take(&mut pending) });
         }
-        Ok(PBody { steps, source: s.get_ref().trim().to_string() })
+        Ok(PBody { steps, source: s.get_ref().trim().to_string(), line: first })
     }
 
     /// Types an expression; `want` is the type its context needs, which an

@@ -151,22 +151,32 @@ fn values(p: &Predicate, args: &[i64]) -> Vec<Value> {
         .collect()
 }
 
-/// Both forms and the reference on one input: the answer, or what disagrees.
-fn judge(preds: &Predicates, p: &Predicate, r: fn(&[i64]) -> bool, args: &[i64]) -> Result<Option<bool>, String> {
+/// Both forms and the reference on one input: the answer, or what disagrees, located at the
+/// form that disagrees (its body's line and key; the predicate's table where both do, or where
+/// the evaluation itself fails), with the input by parameter name.
+fn judge(file: &str, preds: &Predicates, p: &Predicate, r: fn(&[i64]) -> bool, args: &[i64]) -> Result<Option<bool>, String> {
     let v = values(p, args);
-    if !preds.in_domain(p, &v)? {
+    let input: Vec<String> = p.params.iter().zip(args).map(|(q, a)| format!("{} = {a}", q.name)).collect();
+    let input = input.join(", ");
+    let table = format!("{file}:{}: `predicates.{}`", p.line, p.name);
+    let evaluated = |form: Form| preds.eval(p, form, &v).map_err(|e| format!("{table}: on {input}: {e}"));
+    if !preds.in_domain(p, &v).map_err(|e| format!("{table}: on {input}: its domain: {e}"))? {
         return Ok(None);
     }
-    let golden = preds.eval(p, Form::Golden, &v)?;
-    let integer = preds.eval(p, Form::Integer, &v)?;
+    let golden = evaluated(Form::Golden)?;
+    let integer = evaluated(Form::Integer)?;
     let want = r(args);
-    if golden != want || integer != want {
-        return Err(format!(
-            "predicate {} on {args:?}: the reference says {want}, the golden form {golden}, the integer form {integer}",
-            p.name
-        ));
+    if golden == want && integer == want {
+        return Ok(Some(want));
     }
-    Ok(Some(want))
+    let at = match (golden == want, &p.forms) {
+        (false, crate::predicate::Forms::Two { .. }) if integer == want => {
+            format!("{file}:{}: `predicates.{}.golden`", p.body(Form::Golden).line, p.name)
+        }
+        (true, crate::predicate::Forms::Two { .. }) => format!("{file}:{}: `predicates.{}.integer`", p.body(Form::Integer).line, p.name),
+        _ => table,
+    };
+    Err(format!("{at}: on {input} the hand-written reference says {want}, the golden form {golden}, the integer form {integer}"))
 }
 
 /// The self-test's witnesses of a predicate: named inputs with their golden
@@ -219,12 +229,12 @@ pub fn build(model: &Model) -> Result<Vec<PredicateCases>, Error> {
         };
         for (_, inputs) in classes(&p.name, 0xa7e1_0000 ^ p.line as u64, CHECK_PER_CLASS) {
             for a in &inputs {
-                judge(preds, p, r, a).map_err(Error::Inconsistent)?;
+                judge(&model.spec.file, preds, p, r, a).map_err(Error::Inconsistent)?;
             }
         }
         let mut cases = Vec::new();
         for (label, a) in corpus_inputs(p) {
-            if let Some(answer) = judge(preds, p, r, &a).map_err(Error::Inconsistent)? {
+            if let Some(answer) = judge(&model.spec.file, preds, p, r, &a).map_err(Error::Inconsistent)? {
                 cases.push(Case { label, inputs: a.iter().map(|x| *x as u64).collect(), expected: vec![u64::from(answer)] });
             }
         }

@@ -100,3 +100,30 @@ fn a_model_that_disagrees_with_the_reference_is_located() {
     assert!(err.starts_with(&want), "want: {want}...\ngot:  {err}");
     assert!(err.ends_with("the body or the reference is wrong"), "{err}");
 }
+
+/// A predicate form that disagrees with the hand-written reference is located at that form's
+/// body (its line and key) and names the input by parameter; where both forms disagree, at the
+/// predicate's table. Controls: each edit alone changes only its form's answers.
+#[test]
+fn a_predicate_form_that_disagrees_is_located() {
+    let cases = [
+        // The golden form's sign test made strict: dp = 0 is then refused by it alone.
+        ("ndp >= 0 && ndp * ndp", "ndp > 0 && ndp * ndp", "golden", "the golden form false, the integer form true"),
+        // The integer form's: the same change in its last step.
+        ("out = dp >= 0 && (om == 0", "out = dp > 0 && (om == 0", "integer", "the golden form true, the integer form false"),
+    ];
+    for (find, replace, form, answers) in cases {
+        assert_eq!(SPEC.matches(find).count(), 1, "{find}");
+        let head = format!("{form} = \"\"\"");
+        let table = SPEC.find("[predicates.angle_flag]").unwrap();
+        // The body's first line: the one after `golden = """` (or `integer = """`).
+        let at = table + SPEC[table..].find(&head).unwrap();
+        let body_line = SPEC[..at].matches('\n').count() + 2;
+        let text = SPEC.replacen(find, replace, 1);
+        let model = aether_generator::model(&spec::parse("spec/aether.toml", &text).unwrap()).unwrap();
+        let err = output::generate(&model).unwrap_err().to_string();
+        let want = format!("spec/aether.toml:{body_line}: `predicates.angle_flag.{form}`: on dp = ");
+        assert!(err.starts_with(&want), "want: {want}...\ngot:  {err}");
+        assert!(err.contains(&format!("the hand-written reference says true, {answers}")), "{err}");
+    }
+}
