@@ -4,6 +4,7 @@
 
 pub mod api_doc;
 pub mod bands;
+pub mod constants;
 pub mod contract_doc;
 pub mod corpus;
 pub mod df64;

@@ -51,6 +51,8 @@ struct RawSpec {
     df64: Option<Spanned<crate::df64_spec::RawDf64>>,
     #[serde(default)]
     df64_ops: BTreeMap<String, Spanned<crate::df64_spec::RawOp>>,
+    #[serde(default)]
+    constants: BTreeMap<String, Spanned<crate::constants::RawConstant>>,
 }
 
 #[derive(Deserialize)]
@@ -535,6 +537,8 @@ pub struct Spec {
     /// `[df64]` and `[df64_ops]`: the f64 functions on a target without
     /// binary64.
     pub df64: Option<crate::df64_spec::Df64Spec>,
+    /// `[constants]`: the bodies' constants with a definition, checked.
+    pub constants: Vec<crate::constants::Constant>,
 }
 
 /// The metric a spec states for a family on a target.
@@ -904,6 +908,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecErrors> {
         bands: Vec::new(),
         predicates,
         df64: None,
+        constants: Vec::new(),
     };
     // Shared compositions first: the spec states them before their callers.
     let shared = shared(&loc, &raw, text, &spec).map_err(|e| errors.extend(e)).ok();
@@ -913,6 +918,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecErrors> {
     };
     let called = kept(check_called(&loc, &raw.shared, &families, &shared), &mut errors);
     families.extend(shared);
+    let constants = kept(crate::constants::check(file, text, &raw.constants, &families, &spec.types), &mut errors);
     let names: Vec<String> = families.iter().filter(|f| !f.internal).map(|f| f.name.clone()).collect();
     let df64 = kept(crate::df64_spec::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names), &mut errors);
     let policy = kept(policy(&loc, &raw, &families), &mut errors);
@@ -930,10 +936,10 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecErrors> {
     };
     let spec = Spec { kernels, ..spec };
     let bands = kept(bands(&loc, &raw, &spec), &mut errors);
-    let (Some(()), Some(df64), Some(policy), Some(bands)) = (called, df64, policy, bands) else {
+    let (Some(()), Some(df64), Some(policy), Some(bands), Some(constants)) = (called, df64, policy, bands, constants) else {
         return Err(refused(errors));
     };
-    Ok(Spec { df64, policy, bands, ..spec })
+    Ok(Spec { df64, policy, bands, constants, ..spec })
 }
 
 /// The value of a check that passed; the error of one that did not joins
