@@ -239,8 +239,8 @@ struct Metrics {
     /// Per core (registry order): its own band table's rows by C name, or
     /// None for a bit-exact target.
     own: Vec<Option<HashMap<String, String>>>,
-    /// Per core: the optional tables the spec states, with their rows.
-    optional: Vec<Vec<(&'static str, HashMap<String, String>)>>,
+    /// Per core: the tables of the device classes it serves, with their rows.
+    device: Vec<Vec<(&'static str, HashMap<String, String>)>>,
     /// The targets that print df64, and each df64 function's bound.
     df64_targets: Vec<String>,
     df64: HashMap<String, String>,
@@ -251,9 +251,9 @@ fn band_map(model: &Model, key: &str, callables: &[Callable]) -> HashMap<String,
     bands::rows(model, key, callables, false).into_iter().map(|r| (r.name, r.words)).collect()
 }
 
-/// The callables an optional band table states: OpenCL's relaxed table
+/// The callables a device-class band table states: OpenCL's relaxed table
 /// covers its f32 callables (the list its own contract section uses).
-fn optional_callables<'m>(model: &'m Model, key: &str) -> Vec<Callable<'m>> {
+fn device_callables<'m>(model: &'m Model, key: &str) -> Vec<Callable<'m>> {
     if key == targets::opencl::RELAXED {
         targets::opencl::relaxed_callables(model)
     } else {
@@ -270,14 +270,14 @@ impl Metrics {
                 Exactness::Bands(k) => Some(band_map(model, k, &c.target.callables(model))),
             })
             .collect();
-        let optional = cores
+        let device = cores
             .iter()
             .map(|c| {
                 c.target
-                    .optional_bands()
+                    .device_bands()
                     .iter()
                     .filter(|k| model.spec.bands.iter().any(|b| b.target == **k))
-                    .map(|k| (*k, band_map(model, k, &optional_callables(model, k))))
+                    .map(|k| (*k, band_map(model, k, &device_callables(model, k))))
                     .collect()
             })
             .collect();
@@ -287,7 +287,7 @@ impl Metrics {
             let lowered = model.lowered();
             bounds = d.functions(&lowered).into_iter().map(|f| (model.c_name(f), contract_doc::df64_bound(d, f))).collect();
         }
-        Metrics { own, optional, df64_targets, df64: bounds }
+        Metrics { own, device, df64_targets, df64: bounds }
     }
 
     /// The df64 bound of `name` where `core` prints it in df64.
@@ -313,7 +313,7 @@ impl Metrics {
                     None => add(label, "bits".into()),
                     Some(rows) => add(label, rows.get(name).cloned().unwrap_or_else(|| "not stated".into())),
                 }
-                for (key, rows) in &self.optional[i] {
+                for (key, rows) in &self.device[i] {
                     if let Some(m) = rows.get(name) {
                         add(key.to_string(), m.clone());
                     }
@@ -700,7 +700,7 @@ pub fn render(model: &Model, outputs: &[Output]) -> Result<String, Error> {
                 Exactness::Bits => "bits".to_string(),
                 Exactness::Bands(k) => format!("`[bands.{k}]`"),
             };
-            for (k, _) in cx.metrics.optional.iter().flatten().filter(|(k, _)| t.optional_bands().contains(k)) {
+            for (k, _) in cx.metrics.device.iter().flatten().filter(|(k, _)| t.device_bands().contains(k)) {
                 metric.push_str(&format!("; `[bands.{k}]` as `{k}`"));
             }
             let df64 = cx.metrics.df64_targets.iter().any(|d| d == t.name());

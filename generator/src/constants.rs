@@ -27,7 +27,7 @@ use toml::Spanned;
 use crate::dsl::{self, Ast, AstKind, BinOp};
 use crate::error::{LineIndex, SpecError};
 use crate::spans::first_content_line;
-use crate::spec::{ElemType, Family};
+use crate::spec::{ElemType, Family, Spec};
 
 /// Fractional bits of the evaluation: far below the last part of any
 /// constant a binary64 body can use (a binary64 number's bits reach 2^-1074).
@@ -35,7 +35,7 @@ const FRAC: u64 = 1200;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RawConstant {
+struct RawConstant {
     value: Spanned<String>,
     types: Spanned<Vec<Spanned<String>>>,
     #[serde(default)]
@@ -254,8 +254,27 @@ fn literals(a: &Ast, out: &mut Vec<(Option<(String, u64)>, f64)>) {
     }
 }
 
-/// Reads `[constants]` and checks every body that uses one.
-pub(crate) fn check(
+/// The spec's `[constants]` alone (the rest of the text was read by
+/// `spec::parse`).
+#[derive(Deserialize)]
+struct RawTables {
+    #[serde(default)]
+    constants: BTreeMap<String, Spanned<RawConstant>>,
+}
+
+/// Reads `[constants]` of a parsed spec and checks every body that uses one.
+pub fn check(spec: &Spec) -> Result<Vec<Constant>, SpecError> {
+    let (file, text) = (spec.file.as_str(), spec.source.as_str());
+    let raw: RawTables = toml::from_str(text).map_err(|e| SpecError {
+        file: file.into(),
+        line: LineIndex::new(text).line(e.span().map_or(0, |s| s.start)),
+        key: "constants".into(),
+        message: e.message().trim().replace('\n', "; "),
+    })?;
+    check_tables(file, text, &raw.constants, &spec.families, &spec.types)
+}
+
+fn check_tables(
     file: &str,
     text: &str,
     raw: &BTreeMap<String, Spanned<RawConstant>>,

@@ -199,6 +199,14 @@ fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, Par
             }
             let text = &line[start..i];
             let v: f64 = text.parse().map_err(|_| ParseError { line: line_no, col, message: format!("malformed number `{text}`") })?;
+            // A number must be the one written: not rounded to infinity, nor a
+            // nonzero one to zero (binary64, the widest type; model and
+            // predicate check exactness in the type that reads it).
+            let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+            if v.is_infinite() || (v == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b))) {
+                let what = if v.is_infinite() { "overflows" } else { "underflows to zero in" };
+                return Err(ParseError { line: line_no, col, message: format!("`{text}` {what} binary64") });
+            }
             out.push((Tok::Num(v), col));
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;

@@ -54,7 +54,8 @@ pub fn load(root: &std::path::Path) -> Result<Model, Error> {
 /// (`Target::validate`). These check one built model independently: every
 /// error of each is reported.
 pub fn model(spec: &spec::Spec) -> Result<Model, SpecErrors> {
-    let m = Model::build(spec)?;
+    let mut m = Model::build(spec)?;
+    m.spec.constants = crate::constants::check(&m.spec).map_err(|e| SpecErrors::new(vec![e]).expect("one error"))?;
     let mut errors = m.check_probes();
     errors.extend(targets::check_facts(&m).err());
     errors.extend(targets::registry().iter().filter_map(|t| t.validate(&m).err()));

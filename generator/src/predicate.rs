@@ -208,6 +208,8 @@ impl PExpr {
 pub struct PStmt {
     pub name: String,
     pub value: PExpr,
+    /// The spec's line of the step (for located errors).
+    pub line: usize,
     /// The comment lines written above the step in the spec.
     pub comment: Vec<String>,
 }
@@ -220,6 +222,8 @@ pub struct PBody {
     pub source: String,
     /// The spec's line where the body's text starts (for located errors).
     pub line: usize,
+    /// Its dotted key (`predicates.angle_flag.integer`, `int_functions.sig24.body`).
+    pub key: String,
 }
 
 impl PBody {
@@ -285,6 +289,8 @@ pub struct Predicate {
     /// The inputs on which the forms must agree (true everywhere if absent).
     pub domain: Option<PExpr>,
     pub domain_source: Option<String>,
+    /// The spec's line of `domain`.
+    pub domain_line: Option<usize>,
     pub forms: Forms,
     pub line: usize,
     /// The comment block above the predicate's table in the spec (its
@@ -456,9 +462,9 @@ impl Ctx<'_> {
             }
             let value = self.typed(&st.value, None, &env, allow_predicates).map_err(|(col, m)| at(st.line, col, m))?;
             env.push((name.clone(), value.ty()));
-            steps.push(PStmt { name, value, comment: std::mem::take(&mut pending) });
+            steps.push(PStmt { name, value, line: first + st.line - 1, comment: std::mem::take(&mut pending) });
         }
-        Ok(PBody { steps, source: s.get_ref().trim().to_string(), line: first })
+        Ok(PBody { steps, source: s.get_ref().trim().to_string(), line: first, key: key.to_string() })
     }
 
     /// Types an expression; `want` is the type its context needs, which an
@@ -479,8 +485,8 @@ impl Ctx<'_> {
                 }
                 Some(PTy::Float(t)) => {
                     let exact = match t {
-                        FTy::F32 => f64::from(*v as f32) == *v,
-                        FTy::F64 => true,
+                        FTy::F32 => f64::from(*v as f32) == *v && v.is_finite(),
+                        FTy::F64 => v.is_finite(),
                     };
                     if !exact {
                         return e(format!("`{v}` is not exact in {}: give its bits with {}_bits(0x...)", t.name(), t.name()));
@@ -749,6 +755,7 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
             params,
             domain,
             domain_source: r.domain.as_ref().map(|d| d.get_ref().trim().to_string()),
+            domain_line: r.domain.as_ref().map(|d| cx.content_line(d.span().start)),
             forms,
             line,
         });
@@ -799,6 +806,45 @@ impl Value {
             _ => unreachable!("typed: a float"),
         }
     }
+
+    /// The value as an error message shows it.
+    fn shown(self) -> String {
+        match self {
+            Value::Int(_, v) => v.to_string(),
+            Value::F32(x) => format!("{x:?}"),
+            Value::F64(x) => format!("{x:?}"),
+            Value::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+/// An evaluation that left an operation's domain (an overflow, a bad
+/// shift), located at the innermost step where it happened: a helper's step
+/// when a helper's arithmetic fails, with the call that led there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalError {
+    /// The spec's line of the step (0 until `run` locates it).
+    pub line: usize,
+    pub key: String,
+    pub message: String,
+}
+
+impl From<String> for EvalError {
+    fn from(message: String) -> Self {
+        EvalError { line: 0, key: String::new(), message }
+    }
+}
+
+impl From<&str> for EvalError {
+    fn from(message: &str) -> Self {
+        EvalError::from(message.to_string())
+    }
+}
+
+impl std::fmt::Display for EvalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: `{}`: {}", self.line, self.key, self.message)
+    }
 }
 
 fn in_range(t: IntTy, v: i128, what: &str) -> Result<Value, String> {
@@ -812,27 +858,105 @@ fn in_range(t: IntTy, v: i128, what: &str) -> Result<Value, String> {
 impl Predicates {
     /// Evaluates a form of a predicate; an input outside an operation's
     /// domain (an overflow, a bad shift) is an error that names the step.
-    pub fn eval(&self, p: &Predicate, form: Form, args: &[Value]) -> Result<bool, String> {
+    pub fn eval(&self, p: &Predicate, form: Form, args: &[Value]) -> Result<bool, EvalError> {
         let env: Vec<(String, Value)> = p.params.iter().map(|q| q.name.clone()).zip(args.iter().copied()).collect();
-        Ok(self.run(p.body(form), env, form).map_err(|m| format!("{} ({}): {m}", p.name, form.name()))?.truth())
+        Ok(self.run(p.body(form), env, form)?.truth())
     }
 
     /// Whether the arguments are in the predicate's domain.
-    pub fn in_domain(&self, p: &Predicate, args: &[Value]) -> Result<bool, String> {
+    pub fn in_domain(&self, p: &Predicate, args: &[Value]) -> Result<bool, EvalError> {
         let Some(d) = &p.domain else { return Ok(true) };
         let env: Vec<(String, Value)> = p.params.iter().map(|q| q.name.clone()).zip(args.iter().copied()).collect();
         Ok(self.value(d, &env, Form::Integer)?.truth())
     }
 
-    fn run(&self, b: &PBody, mut env: Vec<(String, Value)>, form: Form) -> Result<Value, String> {
+    /// The box the domain states, per parameter in order: `[lo, hi]`
+    /// within the parameter's type. The domain must be bounds on single
+    /// parameters joined by `&&` (`om >= 0 && tm >= 0`, either side the
+    /// constant), so that its edges are known; otherwise the error says why.
+    pub fn domain_box(&self, p: &Predicate) -> Result<Vec<(i128, i128)>, String> {
+        let mut out: Vec<(i128, i128)> = p
+            .params
+            .iter()
+            .map(|q| match q.ty {
+                PTy::Int(t) => (t.min(), t.max()),
+                _ => (0, -1),
+            })
+            .collect();
+        let Some(d) = &p.domain else { return Ok(out) };
+        let mut terms = Vec::new();
+        fn conj<'a>(e: &'a PExpr, out: &mut Vec<&'a PExpr>) {
+            match e {
+                PExpr::Bin(BinOp::And, _, x, y) => {
+                    conj(x, out);
+                    conj(y, out);
+                }
+                _ => out.push(e),
+            }
+        }
+        conj(d, &mut terms);
+        let constant = |e: &PExpr| -> Option<i128> {
+            let mut free = false;
+            e.walk(&mut |x| free |= matches!(x, PExpr::Var(..)));
+            if free {
+                return None;
+            }
+            match self.value(e, &[], Form::Integer) {
+                Ok(Value::Int(_, v)) => Some(v),
+                _ => None,
+            }
+        };
+        for t in terms {
+            let PExpr::Bin(op, _, x, y) = t else {
+                return Err("the domain is bounds on single parameters joined by `&&` (as `om >= 0 && tm >= 0`), so that the generator can check both forms at its edges".into());
+            };
+            let (var, c, op) = match (&**x, &**y) {
+                (PExpr::Var(n, _), e) => (n, constant(e), *op),
+                (e, PExpr::Var(n, _)) => (
+                    n,
+                    constant(e),
+                    match op {
+                        BinOp::Lt => BinOp::Gt,
+                        BinOp::Gt => BinOp::Lt,
+                        BinOp::Le => BinOp::Ge,
+                        BinOp::Ge => BinOp::Le,
+                        o => *o,
+                    },
+                ),
+                _ => (&String::new(), None, *op),
+            };
+            let (Some(k), Some(c)) = (p.params.iter().position(|q| &q.name == var), c) else {
+                return Err("the domain is bounds on single parameters joined by `&&` (a parameter compared with a constant, as `om >= 0`), so that the generator can check both forms at its edges".into());
+            };
+            let b = &mut out[k];
+            match op {
+                BinOp::Ge => b.0 = b.0.max(c),
+                BinOp::Gt => b.0 = b.0.max(c + 1),
+                BinOp::Le => b.1 = b.1.min(c),
+                BinOp::Lt => b.1 = b.1.min(c - 1),
+                BinOp::Eq => *b = (b.0.max(c), b.1.min(c)),
+                _ => return Err(format!("`{}` in the domain: a bound is `>=`, `>`, `<=`, `<` or `==` a constant", op.symbol())),
+            }
+        }
+        Ok(out)
+    }
+
+    fn run(&self, b: &PBody, mut env: Vec<(String, Value)>, form: Form) -> Result<Value, EvalError> {
         for s in &b.steps {
-            let v = self.value(&s.value, &env, form).map_err(|m| format!("step `{}`: {m}", s.name))?;
+            let v = self.value(&s.value, &env, form).map_err(|e| {
+                if e.line != 0 {
+                    // Located in a callee: say which step called it.
+                    EvalError { message: format!("{} (called by `{}`'s step `{}`)", e.message, b.key, s.name), ..e }
+                } else {
+                    EvalError { line: s.line, key: b.key.clone(), message: format!("step `{}`: {}", s.name, e.message) }
+                }
+            })?;
             env.push((s.name.clone(), v));
         }
         Ok(env.last().expect("a body has a result").1)
     }
 
-    fn value(&self, e: &PExpr, env: &[(String, Value)], form: Form) -> Result<Value, String> {
+    fn value(&self, e: &PExpr, env: &[(String, Value)], form: Form) -> Result<Value, EvalError> {
         let go = |x: &PExpr| self.value(x, env, form);
         Ok(match e {
             PExpr::Int(t, v) => Value::Int(*t, *v),
@@ -891,10 +1015,10 @@ impl Predicates {
                     BitOp::Or => Value::Int(*t, a | b),
                     BitOp::Shl | BitOp::Shr => {
                         if a < 0 {
-                            return Err(format!("{a} {} {b}: a shift of a negative value", op.symbol()));
+                            return Err(format!("{a} {} {b}: a shift of a negative value", op.symbol()).into());
                         }
                         if b < 0 || b >= i128::from(t.bits) {
-                            return Err(format!("{a} {} {b}: a shift by {b} of a {}-bit value", op.symbol(), t.bits));
+                            return Err(format!("{a} {} {b}: a shift by {b} of a {}-bit value", op.symbol(), t.bits).into());
                         }
                         if *op == BitOp::Shl {
                             in_range(*t, a << b, &format!("{a} << {b}"))?
@@ -928,8 +1052,10 @@ impl Predicates {
                     Value::Bool(self.eval(p, form, &vals)?)
                 } else {
                     let f = self.function(name).expect("typed: a helper");
+                    let shown: Vec<String> = f.params.iter().zip(&vals).map(|(q, v)| format!("{} = {}", q.name, v.shown())).collect();
                     let env = f.params.iter().map(|q| q.name.clone()).zip(vals).collect();
-                    self.run(&f.body, env, form).map_err(|m| format!("{name}: {m}"))?
+                    self.run(&f.body, env, form)
+                        .map_err(|e| EvalError { message: format!("{} (in `{name}` on {})", e.message, shown.join(", ")), ..e })?
                 }
             }
         })

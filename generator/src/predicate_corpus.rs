@@ -39,6 +39,18 @@ pub fn reference(name: &str) -> Option<fn(&[i64]) -> bool> {
     }
 }
 
+/// Where the hand-written reference is defined, per parameter `[lo, hi]`
+/// (`aether_reference::angle` asserts it in debug builds): the spec's domain
+/// must lie inside, since the reference is the judge of every input in it.
+fn reference_box(name: &str) -> Vec<(i128, i128)> {
+    let (i64s, i32s) = ((-i128::from(i64::MAX), i128::from(i64::MAX)), (-i128::from(i32::MAX), i128::from(i32::MAX)));
+    match name {
+        "angle_flag" => vec![i64s, (0, i64s.1), (0, i64s.1)],
+        "angle_flag_bands" => vec![i32s; 4],
+        _ => Vec::new(),
+    }
+}
+
 /// Classes of inputs of a predicate, by name: (class, inputs).
 pub fn classes(name: &str, seed: u64, n: usize) -> Vec<(&'static str, Vec<Vec<i64>>)> {
     let triples = |v: Vec<(i64, i64, i64)>| v.into_iter().map(|(a, b, c)| vec![a, b, c]).collect::<Vec<_>>();
@@ -159,8 +171,14 @@ fn judge(file: &str, preds: &Predicates, p: &Predicate, r: fn(&[i64]) -> bool, a
     let input: Vec<String> = p.params.iter().zip(args).map(|(q, a)| format!("{} = {a}", q.name)).collect();
     let input = input.join(", ");
     let table = format!("{file}:{}: `predicates.{}`", p.line, p.name);
-    let evaluated = |form: Form| preds.eval(p, form, &v).map_err(|e| format!("{table}: on {input}: {e}"));
-    if !preds.in_domain(p, &v).map_err(|e| format!("{table}: on {input}: its domain: {e}"))? {
+    // An evaluation that fails is located at its innermost step (a helper's
+    // where a helper's arithmetic fails), the domain's at the domain.
+    let located = |e: crate::predicate::EvalError| format!("{file}:{}: `{}`: on {input}: {}", e.line, e.key, e.message);
+    let evaluated = |form: Form| preds.eval(p, form, &v).map_err(located);
+    let domain = |e: crate::predicate::EvalError| {
+        format!("{file}:{}: `predicates.{}.domain`: on {input}: {}", p.domain_line.unwrap_or(p.line), p.name, e.message)
+    };
+    if !preds.in_domain(p, &v).map_err(domain)? {
         return Ok(None);
     }
     let golden = evaluated(Form::Golden)?;
@@ -215,9 +233,86 @@ fn corpus_inputs(p: &Predicate) -> Vec<(String, Vec<i64>)> {
     out
 }
 
+/// The inputs at the edges of a predicate's domain: per parameter its
+/// bounds, the two whole numbers inside each, and 0, 1, 2, 2^24, 2^24 + 1,
+/// 2^31 - 1 where inside (binary32's and i32's edges), crossed; at most
+/// `EDGE_CAP` of them, the crossing thinned evenly.
+pub fn domain_edges(preds: &Predicates, p: &Predicate) -> Result<Vec<Vec<i64>>, String> {
+    let bounds = preds.domain_box(p)?;
+    for ((q, &(lo, hi)), &(rlo, rhi)) in p.params.iter().zip(&bounds).zip(&reference_box(&p.name)) {
+        if lo < rlo || hi > rhi {
+            let (at, end) = if lo < rlo { (lo, format!("{} >= {rlo}", q.name)) } else { (hi, format!("{} <= {rhi}", q.name)) };
+            return Err(format!(
+                "the domain reaches {} = {at}, where the hand-written reference (aether_reference::angle) is not defined: it needs {end}",
+                q.name
+            ));
+        }
+    }
+    let mut axes: Vec<Vec<i64>> = Vec::new();
+    for &(lo, hi) in &bounds {
+        let (lo, hi) = (lo.max(i128::from(i64::MIN)), hi.min(i128::from(i64::MAX)));
+        let mut v: Vec<i128> = [lo, lo + 1, lo + 2, hi - 2, hi - 1, hi, 0, 1, 2, 1 << 24, (1 << 24) + 1, (1 << 31) - 1]
+            .into_iter()
+            .filter(|x| (lo..=hi).contains(x))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        axes.push(v.into_iter().map(|x| x as i64).collect());
+    }
+    let total: usize = axes.iter().map(Vec::len).product();
+    let step = total.div_ceil(EDGE_CAP).max(1);
+    let mut out = Vec::new();
+    for k in (0..total).step_by(step) {
+        let mut rest = k;
+        out.push(
+            axes.iter()
+                .map(|a| {
+                    let x = a[rest % a.len()];
+                    rest /= a.len();
+                    x
+                })
+                .collect(),
+        );
+    }
+    Ok(out)
+}
+
+/// The most edge inputs of one predicate (angle_flag has 10 x 11 x 11).
+pub const EDGE_CAP: usize = 4096;
+
+/// The proof of one predicate before anything is written: both forms and the
+/// reference agree on `CHECK_PER_CLASS` seeded inputs of each class and, with
+/// `edges`, on every input at the domain's edges (`domain_edges`), where a
+/// widened domain shows first and random inputs almost never go.
+pub fn prove(model: &Model, p: &Predicate, edges: bool) -> Result<(), Error> {
+    let preds = &model.spec.predicates;
+    let file = &model.spec.file;
+    let Some(r) = reference(&p.name) else { return Ok(()) };
+    if edges {
+        let at = format!("{file}:{}: `predicates.{}.domain`", p.domain_line.unwrap_or(p.line), p.name);
+        let inputs = domain_edges(preds, p).map_err(|m| Error::Inconsistent(format!("{at}: {m}")))?;
+        for a in &inputs {
+            let edge = |m: String| Error::Inconsistent(format!("{m} (an input at the edges of the domain, line {})", p.domain_line.unwrap_or(p.line)));
+            judge(file, preds, p, r, a).map_err(edge)?;
+        }
+    }
+    for (_, inputs) in classes(&p.name, 0xa7e1_0000 ^ p.line as u64, CHECK_PER_CLASS) {
+        for a in &inputs {
+            judge(file, preds, p, r, a).map_err(Error::Inconsistent)?;
+        }
+    }
+    Ok(())
+}
+
 /// Checks every predicate and builds its corpus; refuses a spec whose forms
 /// disagree with each other or with the reference, naming the input.
 pub fn build(model: &Model) -> Result<Vec<PredicateCases>, Error> {
+    build_with(model, true)
+}
+
+/// [`build`] with the proof at the domain's edges on or off (off only to
+/// show, in a test, what the edges catch that nothing else does).
+pub fn build_with(model: &Model, edges: bool) -> Result<Vec<PredicateCases>, Error> {
     let preds = &model.spec.predicates;
     let mut out = Vec::new();
     for p in &preds.predicates {
@@ -227,11 +322,7 @@ pub fn build(model: &Model) -> Result<Vec<PredicateCases>, Error> {
                 model.spec.file, p.line, p.name
             )));
         };
-        for (_, inputs) in classes(&p.name, 0xa7e1_0000 ^ p.line as u64, CHECK_PER_CLASS) {
-            for a in &inputs {
-                judge(&model.spec.file, preds, p, r, a).map_err(Error::Inconsistent)?;
-            }
-        }
+        prove(model, p, edges)?;
         let mut cases = Vec::new();
         for (label, a) in corpus_inputs(p) {
             if let Some(answer) = judge(&model.spec.file, preds, p, r, &a).map_err(Error::Inconsistent)? {

@@ -51,8 +51,11 @@ struct RawSpec {
     df64: Option<Spanned<crate::df64_spec::RawDf64>>,
     #[serde(default)]
     df64_ops: BTreeMap<String, Spanned<crate::df64_spec::RawOp>>,
+    /// `[constants]`: read and checked with the model (`crate::constants`),
+    /// after the checks of types and families whose errors come first.
     #[serde(default)]
-    constants: BTreeMap<String, Spanned<crate::constants::RawConstant>>,
+    #[allow(dead_code)]
+    constants: Option<toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -379,6 +382,29 @@ impl ProbeWord {
     }
 }
 
+/// A decimal probe word must be a number of some element type: one that
+/// rounds to infinity in binary64 (`1e400`) or a nonzero one that rounds to
+/// zero there (`1e-400`) is another input than the one written, in every
+/// type; `inf`, `max`, `tiny` and the like say what is meant. (A probe is an
+/// input of every type of its family, so a binary64 case such as `1e-310`
+/// may round in binary32: the spec's labels say which type a case is for.)
+fn decimal_fits(word: &str) -> Result<(), String> {
+    let body = word.strip_prefix('-').unwrap_or(word);
+    if !body.starts_with(|c: char| c.is_ascii_digit() || c == '.') || body.contains('*') {
+        return Ok(());
+    }
+    let mantissa = body.split(['e', 'E']).next().unwrap_or(body);
+    let nonzero = mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
+    let v = probe_value(body, 64).unwrap_or(f64::NAN);
+    if v.is_infinite() {
+        return Err("overflows every element type (binary64's largest finite number is 1.7976931348623157e308, `max`; write `inf` for infinity)".into());
+    }
+    if v == 0.0 && nonzero {
+        return Err("underflows to zero in every element type (binary64's least nonzero number is 4.9e-324, `tiny`; write 0 for zero)".into());
+    }
+    Ok(())
+}
+
 /// The value of a probe word in an element type of `bits` bits, carried in
 /// an f64 that holds it exactly: a decimal rounded once to the type, a name
 /// (`inf`, `nan`, `max`, `tiny`, `max_ulp` the spacing of the largest
@@ -440,6 +466,7 @@ fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> 
                 if probe_value(w, 32).is_none() || probe_value(w, 64).is_none() {
                     return Err(bad(format!("`{w}` is not a number, `inf`, `nan`, `max`, `tiny`, `k*max_ulp` or `#n`")));
                 }
+                decimal_fits(w).map_err(|m| bad(format!("`{w}` {m}")))?;
                 ProbeWord::Float(w.to_string())
             };
             words.push(word);
@@ -537,7 +564,8 @@ pub struct Spec {
     /// `[df64]` and `[df64_ops]`: the f64 functions on a target without
     /// binary64.
     pub df64: Option<crate::df64_spec::Df64Spec>,
-    /// `[constants]`: the bodies' constants with a definition, checked.
+    /// `[constants]`: the bodies' constants with a definition, checked
+    /// (filled by `crate::model`, after the model's own checks).
     pub constants: Vec<crate::constants::Constant>,
 }
 
@@ -918,7 +946,6 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecErrors> {
     };
     let called = kept(check_called(&loc, &raw.shared, &families, &shared), &mut errors);
     families.extend(shared);
-    let constants = kept(crate::constants::check(file, text, &raw.constants, &families, &spec.types), &mut errors);
     let names: Vec<String> = families.iter().filter(|f| !f.internal).map(|f| f.name.clone()).collect();
     let df64 = kept(crate::df64_spec::parse(file, text, raw.df64.as_ref(), &raw.df64_ops, &names), &mut errors);
     let policy = kept(policy(&loc, &raw, &families), &mut errors);
@@ -936,10 +963,10 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecErrors> {
     };
     let spec = Spec { kernels, ..spec };
     let bands = kept(bands(&loc, &raw, &spec), &mut errors);
-    let (Some(()), Some(df64), Some(policy), Some(bands), Some(constants)) = (called, df64, policy, bands, constants) else {
+    let (Some(()), Some(df64), Some(policy), Some(bands)) = (called, df64, policy, bands) else {
         return Err(refused(errors));
     };
-    Ok(Spec { df64, policy, bands, constants, ..spec })
+    Ok(Spec { df64, policy, bands, ..spec })
 }
 
 /// The value of a check that passed; the error of one that did not joins

@@ -7,8 +7,10 @@ use aether_generator::spec;
 
 const SPEC: &str = include_str!("../../spec/aether.toml");
 
+/// The spec's model (`[constants]` is checked with it, after the checks of
+/// types and families), or the error.
 fn parse(text: &str) -> Result<spec::Spec, String> {
-    spec::parse("spec/aether.toml", text).map_err(|e| e.to_string())
+    aether_generator::fuzzing::build(text).map(|m| m.spec).map_err(|e| e.to_string())
 }
 
 /// The spec's line (1-based) of the first occurrence of `needle` after `after`.

@@ -47,7 +47,7 @@ fn malformed_specs_get_exact_messages() {
         if let aether_generator::targets::Exactness::Bands(k) = t.exactness() {
             keys.push(k);
         }
-        keys.extend(t.optional_bands());
+        keys.extend(t.device_bands());
     }
     let stated_for = |name: &str| format!("unknown target `{name}` (bands are stated for: {})", keys.join(", "));
     let (stated_for_metal, stated_for_2) = (stated_for("metal"), stated_for("opencl_relaxed_2"));

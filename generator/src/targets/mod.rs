@@ -69,10 +69,11 @@ pub trait Target {
     }
     /// Whether the target is bit-exact or banded (and by which table).
     fn exactness(&self) -> Exactness;
-    /// Band tables the target may also read, for a device class it serves
+    /// Band tables the target also reads, for a device class it serves
     /// (OpenCL's `opencl_relaxed`: a device without correctly rounded f32
-    /// division and sqrt); the spec may state them or not.
-    fn optional_bands(&self) -> &'static [&'static str] {
+    /// division and sqrt, which its runner judges by that table); the spec
+    /// must state each.
+    fn device_bands(&self) -> &'static [&'static str] {
         &[]
     }
     fn capabilities(&self) -> Capabilities;
@@ -138,7 +139,7 @@ pub fn check_facts(model: &Model) -> Result<(), SpecError> {
         if let Exactness::Bands(k) = t.exactness() {
             keys.push(k);
         }
-        keys.extend(t.optional_bands());
+        keys.extend(t.device_bands());
     }
     for b in &spec.bands {
         if !keys.contains(&b.target.as_str()) {
@@ -146,13 +147,19 @@ pub fn check_facts(model: &Model) -> Result<(), SpecError> {
             return Err(err(b.line, format!("bands.{}", b.target), message));
         }
     }
+    let missing = |k: &str, why: String| -> Result<(), SpecError> {
+        if spec.bands.iter().any(|b| b.target == k) {
+            return Ok(());
+        }
+        let line = spec.bands.first().map_or(1, |b| b.line);
+        Err(err(line, format!("bands.{k}"), format!("{why}: the spec must state its band table `[bands.{k}]`")))
+    };
     for t in &registry {
+        for k in t.device_bands() {
+            missing(k, format!("target `{}` judges a class of device by `{k}`", t.name()))?;
+        }
         if let Exactness::Bands(k) = t.exactness() {
-            if !spec.bands.iter().any(|b| b.target == k) {
-                let line = spec.bands.first().map_or(1, |b| b.line);
-                let message = format!("target `{}` is not bit-exact: the spec must state its band table `[bands.{k}]`", t.name());
-                return Err(err(line, format!("bands.{k}"), message));
-            }
+            missing(k, format!("target `{}` is not bit-exact", t.name()))?;
             // Every callable the target prints has a metric, each one that
             // its tree allows.
             crate::bands::check(model, k, &t.callables(model))?;

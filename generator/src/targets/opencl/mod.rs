@@ -174,7 +174,7 @@ impl Target for OpenCl {
         Exactness::Bits
     }
 
-    fn optional_bands(&self) -> &'static [&'static str] {
+    fn device_bands(&self) -> &'static [&'static str] {
         &[RELAXED]
     }
 
