@@ -88,7 +88,7 @@ fn atan_inv(x: u64) -> Fixed {
     let mut k = 0u64;
     while power != BigInt::from(0) {
         let term = &power / BigInt::from(2 * k + 1);
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             sum += term;
         } else {
             sum -= term;
@@ -228,9 +228,13 @@ fn hex(word: u64, bits: u32) -> String {
     }
 }
 
+/// A float literal of a body: the bits function's name and word
+/// (`f64_bits`, `0x...`) or none for a decimal, and its value.
+type Literal = (Option<(String, u64)>, f64);
+
 /// The float literals of a body's step: `f32_bits`/`f64_bits` words (with
-/// the function's name) and decimal numbers, each with its column.
-fn literals(a: &Ast, out: &mut Vec<(Option<(String, u64)>, f64)>) {
+/// the function's name) and decimal numbers.
+fn literals(a: &Ast, out: &mut Vec<Literal>) {
     match &a.kind {
         AstKind::Call(n, args) if (n == "f32_bits" || n == "f64_bits") && args.len() == 1 => {
             if let AstKind::Int(w) = args[0].kind {
@@ -374,7 +378,7 @@ fn check_tables(
                     ));
                 }
                 for b in bodies {
-                    let lits: Vec<(usize, (Option<(String, u64)>, f64))> = b
+                    let lits: Vec<(usize, Literal)> = b
                         .stmts
                         .iter()
                         .flat_map(|st| {

@@ -5,8 +5,10 @@
 //! `[df64_ops.<name>]` states each operation as binary32 steps. The spec
 //! reads, parses and types those steps in `crate::df64_spec` (whose types
 //! this module re-exports); this module evaluates them (the generator proves
-//! them equal to the hand-written `aether_reference::df64` before it writes
-//! anything) and composes the operations' bounds over a function's tree
+//! them equal to the hand-written `aether_reference::df64`, and what each key
+//! of `[df64].ops` and `renorm` names equal to the reference operation the
+//! key means, before it writes anything: `check_against_reference`) and
+//! composes the operations' bounds over a function's tree
 //! (`constant_bound`, `running_bound`).
 //!
 //! The printers of the operations and of the function trees in df64 are
@@ -514,12 +516,235 @@ fn same(a: DVal, b: DVal) -> bool {
     }
 }
 
+/// The reference operation (a name of `aether_reference::df64`) that a key
+/// of `[df64].ops` means, or `renorm`: `fabs` is `abs`, `isfinite` is
+/// `is_finite`, every other key its own name. None: not a key.
+pub fn meaning(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "fabs" => "abs",
+        "isfinite" => "is_finite",
+        "renorm" => "renorm",
+        k => OP_KEYS.iter().find(|(n, ..)| *n == k)?.0,
+    })
+}
+
+/// The binary32 number after `x` (x finite and positive).
+fn up(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() + 1)
+}
+
+/// The fixed binary32 inputs each operation's proof starts from, crossed
+/// with each other: the zeros of both signs, 1 and its neighbours on both
+/// sides, -1, 3, half an ulp of 1 (1 + 2^-24 is a tie) and a quarter, the
+/// domain's magnitudes (`min_magnitude` of both signs, `max_magnitude`) and
+/// just outside them (half the least, twice the greatest), and the
+/// non-finite values (the steps and the reference are the same binary32
+/// operations, so they agree there too; `isfinite` is about nothing else).
+pub fn edge_words(spec: &Df64Spec) -> Vec<f32> {
+    let (min, max) = (spec.min_magnitude as f32, spec.max_magnitude as f32);
+    let (half, quarter) = (2f32.powi(-24), 2f32.powi(-25));
+    vec![
+        1.0,
+        0.0,
+        -0.0,
+        -1.0,
+        up(1.0),
+        1.0 - half,
+        3.0,
+        half,
+        quarter,
+        min,
+        -min,
+        min / 2.0,
+        max,
+        max * 2.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ]
+}
+
+/// The fixed pairs each operation's proof starts from, crossed with each
+/// other (what the comparisons, fmin, fmax, abs and renorm test word by
+/// word): (1, 0) first; the four pairs of signed zeros; pairs of high word 1
+/// whose low words are zero of either sign, of opposite signs, one ulp
+/// apart, and a tie (1 + 2^-24 rounds to 1); a tie that rounds away
+/// (1 + 2^-23 + 2^-24: not normalised); a high word just below 1, a high
+/// word equal to another pair's low word; -1 with a zero and with a
+/// positive low word; two pairs that are not normalised (renorm re-derives
+/// them: (1, 1), and (2^-25, 1) where the fast two-sum and the two-sum
+/// differ); 2 (its square root is not exact); the domain's least magnitude,
+/// half of it, its greatest and twice that; and the non-finite high words.
+pub fn edge_pairs(spec: &Df64Spec) -> Vec<(f32, f32)> {
+    let (min, max) = (spec.min_magnitude as f32, spec.max_magnitude as f32);
+    let (half, quarter) = (2f32.powi(-24), 2f32.powi(-25));
+    vec![
+        (1.0, 0.0),
+        (0.0, 0.0),
+        (-0.0, 0.0),
+        (0.0, -0.0),
+        (-0.0, -0.0),
+        (1.0, -0.0),
+        (1.0, quarter),
+        (1.0, -quarter),
+        (1.0, up(quarter)),
+        (1.0, half),
+        (up(1.0), half),
+        (1.0 - half, 0.0),
+        (quarter, 0.0),
+        (-1.0, 0.0),
+        (-1.0, quarter),
+        (1.0, 1.0),
+        (quarter, 1.0),
+        (2.0, 0.0),
+        (min, 0.0),
+        (min / 2.0, 0.0),
+        (max, 0.0),
+        (max * 2.0, 0.0),
+        (f32::INFINITY, 0.0),
+        (f32::NEG_INFINITY, 0.0),
+        (f32::NAN, 0.0),
+    ]
+}
+
+/// The most edge inputs one operation is proved on (an operation of three
+/// parameters or more: the first combinations, the last parameter fastest).
+const EDGE_CAP: usize = 2048;
+
+/// Every combination of the edge values of parameters of these types (the
+/// last parameter fastest), at most [`EDGE_CAP`].
+pub fn edge_args(spec: &Df64Spec, types: &[DTy]) -> Vec<Vec<DVal>> {
+    let lists: Vec<Vec<DVal>> = types
+        .iter()
+        .map(|t| match t {
+            DTy::F32 => edge_words(spec).into_iter().map(DVal::F).collect(),
+            DTy::Df => edge_pairs(spec).into_iter().map(|(h, l)| DVal::D(h, l)).collect(),
+            DTy::Bool => vec![DVal::B(false), DVal::B(true)],
+        })
+        .collect();
+    let total: usize = lists.iter().map(Vec::len).product();
+    (0..total.min(EDGE_CAP))
+        .map(|mut i| {
+            let mut v = vec![DVal::B(false); lists.len()];
+            for (k, l) in lists.iter().enumerate().rev() {
+                v[k] = l[i % l.len()];
+                i /= l.len();
+            }
+            v
+        })
+        .collect()
+}
+
+/// The random inputs of the proof: normalised pairs and binary32 numbers of
+/// every magnitude in the domain, near-cancelling pairs, zeros.
+struct Random {
+    r: crate::rng::SplitMix64,
+    lo: i32,
+    hi: i32,
+    prev: Option<f64>,
+}
+
+impl Random {
+    fn new(spec: &Df64Spec, seed: u64) -> Random {
+        let (lo, hi) = (spec.min_magnitude.log2() as i32, spec.max_magnitude.log2() as i32);
+        Random { r: crate::rng::SplitMix64::new(seed), lo, hi, prev: None }
+    }
+
+    fn value(&mut self) -> f64 {
+        let r = &mut self.r;
+        let e = self.lo + r.below((self.hi - self.lo + 1) as u64) as i32;
+        let m = 1.0 + (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let s = if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+        s * m * 2f64.powi(e)
+    }
+
+    /// The `k`th input of an operation of parameters of these types.
+    fn args(&mut self, types: &[DTy], k: usize) -> Vec<DVal> {
+        types
+            .iter()
+            .map(|t| {
+                let mut x = self.value();
+                if k.is_multiple_of(5) {
+                    if let Some(p) = self.prev {
+                        // Near-cancelling: the negation of the previous operand, perturbed.
+                        let k = 1 + self.r.below(48) as i32;
+                        x = -p * (1.0 + if self.r.next_u64() & 1 == 0 { 1.0 } else { -1.0 } * 2f64.powi(-k));
+                    }
+                }
+                if k.is_multiple_of(97) {
+                    x = 0.0;
+                }
+                self.prev = Some(x);
+                match t {
+                    DTy::F32 => DVal::F(x as f32),
+                    DTy::Df => {
+                        let p = Df64::from_f64(x);
+                        DVal::D(p.hi, p.lo)
+                    }
+                    DTy::Bool => DVal::B(k.is_multiple_of(2)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A binary32 number as an error shows it: its value and its word.
+fn show_f32(x: f32) -> String {
+    let plain = x == 0.0 || !x.is_finite() || (1e-4..1e7).contains(&x.abs());
+    let v = if plain { format!("{x}") } else { format!("{x:e}") };
+    format!("{v} [{:#010x}]", x.to_bits())
+}
+
+/// A value of the steps as an error shows it: a pair as `df(hi, lo)` with
+/// both words' values and bits.
+pub fn show(v: DVal) -> String {
+    match v {
+        DVal::F(x) => show_f32(x),
+        DVal::D(h, l) => format!("df({}, {})", show_f32(h), show_f32(l)),
+        DVal::B(b) => b.to_string(),
+    }
+}
+
+/// An input as an error shows it: each parameter by name.
+fn show_args(params: &[(String, DTy)], args: &[DVal]) -> String {
+    params.iter().zip(args).map(|((n, _), v)| format!("{n} = {}", show(*v))).collect::<Vec<_>>().join(", ")
+}
+
+/// What [`prove`] runs: [`check_against_reference`] runs all of it. The
+/// tests' negative controls turn a part off to show what only it refuses.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Proof {
+    /// Random inputs per operation.
+    pub random: usize,
+    /// Whether the fixed inputs ([`edge_args`]) come first.
+    pub edges: bool,
+    /// Whether `[df64].ops` and `renorm` are proved to mean their keys.
+    pub map: bool,
+}
+
+/// Random inputs per key of the map's proof (after the edge inputs): the
+/// operations themselves are proved on all of `Proof::random`.
+const MAP_RANDOM: usize = 1_000;
+
 /// Proves every operation of `[df64_ops]`, evaluated from its steps, equal
-/// bit for bit to the hand-written `aether_reference::df64` on `n` random
-/// inputs of each (normalised pairs and binary32 numbers of every magnitude
-/// in the domain, near-cancelling pairs, zeros): the error names the
-/// operation and the first input where they differ.
+/// bit for bit to the hand-written `aether_reference::df64` of its name,
+/// first on every combination of the fixed inputs ([`edge_pairs`],
+/// [`edge_words`]), then on `n` random inputs of each (normalised pairs and
+/// binary32 numbers of every magnitude in the domain, near-cancelling
+/// pairs, zeros): the error names the operation's body and the first input
+/// where they differ. Then proves what `[df64]` maps: the operation each key
+/// of `ops` names, and `renorm`'s, evaluated from its steps, equal to the
+/// reference operation of the key's meaning ([`meaning`]) on the same fixed
+/// inputs and 1,000 random ones: the error names the key, its line, the
+/// input and both results.
 pub fn check_against_reference(spec: &Df64Spec, n: usize) -> Result<(), SpecError> {
+    prove(spec, Proof { random: n, edges: true, map: true })
+}
+
+/// [`check_against_reference`] with parts of it turned off (`Proof`).
+#[doc(hidden)]
+pub fn prove(spec: &Df64Spec, proof: Proof) -> Result<(), SpecError> {
     // The reference's tests measure against its own copy of the stated
     // bounds: the spec is their one source, so the copy must be the spec's.
     for op in &spec.ops {
@@ -541,52 +766,78 @@ pub fn check_against_reference(spec: &Df64Spec, n: usize) -> Result<(), SpecErro
             });
         }
     }
-    let mut r = crate::rng::SplitMix64::new(0xdf64_0000_0001);
-    let (lo, hi) = (spec.min_magnitude.log2() as i32, spec.max_magnitude.log2() as i32);
-    let f32v = |r: &mut crate::rng::SplitMix64| -> f64 {
-        let e = lo + r.below((hi - lo + 1) as u64) as i32;
-        let m = 1.0 + (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        let s = if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
-        s * m * 2f64.powi(e)
-    };
-    for op in &spec.ops {
+    let mut random = Random::new(spec, 0xdf64_0000_0001);
+    for (at, op) in spec.ops.iter().enumerate() {
         let err =
             |m: String| SpecError { file: crate::SPEC_PATH.into(), line: op.line, key: format!("df64_ops.{}.body", op.name), message: m };
         let Some(reference) = reference_op(&op.name) else {
             return Err(err(format!("aether_reference::df64 has no operation `{}`", op.name)));
         };
-        let mut prev: Option<f64> = None;
-        for k in 0..n {
-            let args: Vec<DVal> = op
-                .params
-                .iter()
-                .map(|(_, t)| {
-                    let mut x = f32v(&mut r);
-                    if k % 5 == 0 {
-                        if let Some(p) = prev {
-                            // Near-cancelling: the negation of the previous operand, perturbed.
-                            let k = 1 + r.below(48) as i32;
-                            x = -p * (1.0 + if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 } * 2f64.powi(-k));
-                        }
-                    }
-                    if k % 97 == 0 {
-                        x = 0.0;
-                    }
-                    prev = Some(x);
-                    match t {
-                        DTy::F32 => DVal::F(x as f32),
-                        DTy::Df => {
-                            let p = Df64::from_f64(x);
-                            DVal::D(p.hi, p.lo)
-                        }
-                        DTy::Bool => DVal::B(k % 2 == 0),
-                    }
-                })
-                .collect();
-            let (a, b) = (spec.eval(spec.ops.iter().position(|o| o.name == op.name).unwrap(), &args), reference(&args));
-            if !same(a, b) {
-                return Err(err(format!("on {args:?} the steps give {a:?}, aether_reference::df64::{} gives {b:?}", op.name)));
+        let types: Vec<DTy> = op.params.iter().map(|p| p.1).collect();
+        let edges = if proof.edges { edge_args(spec, &types) } else { Vec::new() };
+        random.prev = None;
+        let check = |args: &[DVal]| {
+            let (a, b) = (spec.eval(at, args), reference(args));
+            if same(a, b) {
+                return Ok(());
             }
+            Err(err(format!(
+                "on {} the steps give {}, aether_reference::df64::{} gives {}",
+                show_args(&op.params, args),
+                show(a),
+                op.name,
+                show(b)
+            )))
+        };
+        for args in &edges {
+            check(args)?;
+        }
+        for k in 0..proof.random {
+            check(&random.args(&types, k))?;
+        }
+    }
+    if proof.map {
+        prove_map(spec, proof)?;
+    }
+    Ok(())
+}
+
+/// The map's half of [`prove`]: each key of `[df64].ops` (in `OP_KEYS`
+/// order), then `renorm`.
+fn prove_map(spec: &Df64Spec, proof: Proof) -> Result<(), SpecError> {
+    let mut random = Random::new(spec, 0xdf64_0000_0002);
+    let keys = OP_KEYS.iter().map(|k| k.0).chain(["renorm"]);
+    for key in keys {
+        let (at, line, name) = if key == "renorm" {
+            (spec.renorm, spec.renorm_line, "df64.renorm".to_string())
+        } else {
+            (spec.map[key], spec.map_lines[key], format!("df64.ops.{key}"))
+        };
+        let want = meaning(key).expect("a key");
+        let reference = reference_op(want).expect("every key's meaning is a reference operation");
+        let op = &spec.ops[at];
+        let types: Vec<DTy> = op.params.iter().map(|p| p.1).collect();
+        let edges = if proof.edges { edge_args(spec, &types) } else { Vec::new() };
+        random.prev = None;
+        let randoms = (0..proof.random.min(MAP_RANDOM)).map(|k| random.args(&types, k)).collect::<Vec<_>>();
+        for args in edges.iter().chain(&randoms) {
+            let (a, b) = (spec.eval(at, args), reference(args));
+            if same(a, b) {
+                continue;
+            }
+            let what = if key == "renorm" { "names".to_string() } else { format!("maps f64 `{key}` to") };
+            return Err(SpecError {
+                file: crate::SPEC_PATH.into(),
+                line,
+                key: name,
+                message: format!(
+                    "{what} `{}`, which on {} gives {} where aether_reference::df64::{want} gives {}",
+                    op.name,
+                    show_args(&op.params, args),
+                    show(a),
+                    show(b)
+                ),
+            });
         }
     }
     Ok(())

@@ -133,8 +133,12 @@ pub struct Df64Spec {
     /// What each f64 operation of a tree is: the key (`add`, `fabs`, `lt`,
     /// ...) to the index of its operation.
     pub map: BTreeMap<String, usize>,
+    /// The spec line of each key's entry of `ops`.
+    pub map_lines: BTreeMap<String, usize>,
     /// The loaded-low-word guard's operation.
     pub renorm: usize,
+    /// The spec line of `renorm`.
+    pub renorm_line: usize,
     pub ops: Vec<Op>,
     pub line: usize,
     /// The line of the `exclude` key (where a family that cannot run belongs).
@@ -195,6 +199,7 @@ pub(crate) fn parse(
         return Ok(None);
     };
     let r = raw.get_ref();
+    names::check_text(r.doc.get_ref()).map_err(|m| cx.err(r.doc.span().start, "df64.doc", m))?;
     let mut ops: Vec<Op> = Vec::new();
     for (name, op) in in_file_order(raw_ops) {
         let key = format!("df64_ops.{name}");
@@ -207,7 +212,8 @@ pub(crate) fn parse(
             .ok_or_else(|| cx.err(s.span().start, k, format!("`{}` is not an operation of [df64_ops]", s.get_ref())))
     };
     let mut map = BTreeMap::new();
-    for (k, v) in r.ops.get_ref() {
+    let mut map_lines = BTreeMap::new();
+    for (k, v) in in_file_order(r.ops.get_ref()) {
         let Some((_, params, ret)) = OP_KEYS.iter().find(|(n, ..)| n == k) else {
             let known: Vec<&str> = OP_KEYS.iter().map(|k| k.0).collect();
             return Err(cx.err(
@@ -233,7 +239,17 @@ pub(crate) fn parse(
                 ),
             ));
         }
+        // Each key means its own reference operation (`df64::meaning`), so
+        // no two keys can share one.
+        if let Some((other, _)) = map.iter().find(|(_, a)| **a == at) {
+            return Err(cx.err(
+                v.span().start,
+                format!("df64.ops.{k}"),
+                format!("names `{}`, as `{other}` does: each f64 operation has its own df64 operation", o.name),
+            ));
+        }
         map.insert(k.clone(), at);
+        map_lines.insert(k.clone(), cx.lines.line(v.span().start));
     }
     if let Some((k, ..)) = OP_KEYS.iter().find(|(k, ..)| !map.contains_key(*k)) {
         return Err(cx.err(r.ops.span().start, "df64.ops", format!("no operation for the f64 operation `{k}`")));
@@ -244,6 +260,7 @@ pub(crate) fn parse(
     }
     let mut exclude = Vec::new();
     for e in r.exclude.get_ref() {
+        listed_once(&cx, e, &exclude, "df64.exclude", "a family")?;
         if !families.contains(e.get_ref()) {
             return Err(cx.err(e.span().start, "df64.exclude", format!("`{}` is not a family", e.get_ref())));
         }
@@ -254,6 +271,7 @@ pub(crate) fn parse(
     let mut targets = Vec::new();
     let mut target_lines = Vec::new();
     for t in r.targets.get_ref() {
+        listed_once(&cx, t, &targets, "df64.targets", "a target")?;
         names::check_part(t.get_ref(), "a df64 target").map_err(|m| cx.err(t.span().start, "df64.targets", m))?;
         targets.push(t.get_ref().clone());
         target_lines.push(cx.lines.line(t.span().start));
@@ -275,17 +293,34 @@ pub(crate) fn parse(
         min_magnitude,
         max_magnitude,
         map,
+        map_lines,
         renorm,
+        renorm_line: cx.lines.line(r.renorm.span().start),
         ops,
         line: cx.lines.line(raw.span().start),
         exclude_line: cx.lines.line(r.exclude.span().start),
     }))
 }
 
+/// An entry of a list of `[df64]`: not empty, and not one listed before.
+fn listed_once(cx: &Cx, e: &Spanned<String>, before: &[String], key: &str, what: &str) -> Result<(), SpecError> {
+    if e.get_ref().trim().is_empty() {
+        return Err(cx.err(e.span().start, key, format!("an empty entry: each entry names {what}")));
+    }
+    if before.contains(e.get_ref()) {
+        return Err(cx.err(e.span().start, key, format!("`{}` is listed twice", e.get_ref())));
+    }
+    Ok(())
+}
+
 fn parse_op(cx: &Cx, key: &str, name: &str, r: &RawOp, earlier: &[Op]) -> Result<Op, SpecError> {
+    names::check_text(r.doc.get_ref()).map_err(|m| cx.err(r.doc.span().start, format!("{key}.doc"), m))?;
     let mut params = Vec::new();
     for p in r.params.get_ref() {
         let at = |m: String| cx.err(p.span().start, format!("{key}.params"), m);
+        if p.get_ref().trim().is_empty() {
+            return Err(at("an empty entry: each entry is `name: type`".into()));
+        }
         let (n, t) = p.get_ref().split_once(':').ok_or_else(|| at(format!("`{}`: `name: type`", p.get_ref())))?;
         let (n, t) = (n.trim(), t.trim());
         names::check_part(n, "a parameter name").map_err(&at)?;

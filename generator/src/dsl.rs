@@ -168,7 +168,11 @@ fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, Par
     while i < bytes.len() {
         let c = bytes[i] as char;
         let col = col0 + i + 1;
-        if c.is_ascii_whitespace() {
+        // Blanks are spaces and tabs: a body is printed line by line in `//`
+        // comments, where another line break (a newline inside an expression,
+        // a carriage return, a form feed) would end the comment
+        // (names::check_text's rule for every text).
+        if c == ' ' || c == '\t' {
             i += 1;
         } else if c == '0' && matches!(bytes.get(i + 1), Some(b'x' | b'X')) {
             let start = i + 2;
@@ -225,6 +229,12 @@ fn lex(line: &str, line_no: usize, col0: usize) -> Result<Vec<(Tok, usize)>, Par
             let ch = line[i..].chars().next().unwrap_or(c);
             let message = if ch.is_ascii_graphic() {
                 format!("unexpected character `{ch}`")
+            } else if ch.is_ascii() {
+                format!(
+                    "unexpected character {} (U+{:04X}): blanks are spaces and tabs, and a step or an expression is one line",
+                    ch.escape_debug(),
+                    u32::from(ch)
+                )
             } else {
                 format!("unexpected character {} (U+{:04X}): the body language is ASCII", ch.escape_debug(), u32::from(ch))
             };
@@ -497,7 +507,7 @@ pub fn parse_body(text: &str) -> Result<Vec<Stmt>, ParseError> {
         for piece in line.split(';') {
             let start = col0;
             col0 += piece.len() + 1;
-            if piece.trim().is_empty() {
+            if piece.trim_matches([' ', '\t']).is_empty() {
                 continue;
             }
             let mut p = parser(piece, line_no, start)?;

@@ -54,8 +54,9 @@ pub fn load(root: &std::path::Path) -> Result<Model, Error> {
 /// (`Target::validate`). These check one built model independently: every
 /// error of each is reported.
 pub fn model(spec: &spec::Spec) -> Result<Model, SpecErrors> {
-    let mut m = Model::build(spec)?;
-    m.spec.constants = crate::constants::check(&m.spec).map_err(|e| SpecErrors::new(vec![e]).expect("one error"))?;
+    let m = Model::build(spec)?;
+    // `[constants]`, after the checks of types and families above.
+    crate::constants::check(&m.spec).map_err(|e| SpecErrors::new(vec![e]).expect("one error"))?;
     let mut errors = m.check_probes();
     errors.extend(targets::check_facts(&m).err());
     errors.extend(targets::registry().iter().filter_map(|t| t.validate(&m).err()));

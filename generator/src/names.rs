@@ -3,8 +3,9 @@
 //! A name the spec chooses lands in every core: a parameter, a `name = ...`
 //! step of a body, an array or a vector component becomes a C, CUDA, OpenCL C
 //! or WGSL identifier as it is; a family, shape, type or kernel name becomes
-//! part of one (`aether_vec3f_dot`). A text (a doc, a probe label, the
-//! contract's name and version) lands in block comments, string literals,
+//! part of one (`aether_vec3f_dot`). A text (a doc, a probe label, a comment
+//! of a body) lands in the comments of every target, by one rule
+//! ([`check_text`]); the contract's name and version land in string literals,
 //! CMake and pkg-config files. Each is checked here, once, before anything is
 //! built, so that an accepted spec never emits code a compiler refuses.
 
@@ -101,23 +102,92 @@ pub fn check_local(name: &str, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks a text that lands in a block comment of every core (a doc, a probe
-/// label): no comment delimiter (WGSL's block comments nest, so `/*` would
-/// open one), no control character but a newline where `newlines` allows it.
-pub fn check_comment(text: &str, newlines: bool) -> Result<(), String> {
+/// The characters that end a line where some target reads a comment: a
+/// newline everywhere; a carriage return in WGSL and GLSL ES (and rustc
+/// refuses a bare one in a doc comment); a vertical tab, a form feed, NEXT
+/// LINE, LINE SEPARATOR and PARAGRAPH SEPARATOR in WGSL (its spec's line
+/// breaks), where a `//` comment ends there and the rest is read as code.
+pub const LINE_BREAKS: &[(char, &str)] = &[
+    ('\n', "a newline"),
+    ('\r', "a carriage return (\\r)"),
+    ('\u{b}', "a vertical tab (\\u{b})"),
+    ('\u{c}', "a form feed (\\u{c})"),
+    ('\u{85}', "U+0085 NEXT LINE"),
+    ('\u{2028}', "U+2028 LINE SEPARATOR"),
+    ('\u{2029}', "U+2029 PARAGRAPH SEPARATOR"),
+];
+
+/// Unicode's bidirectional controls (the property Bidi_Control): each
+/// changes the order in which the text around it is displayed, not the order
+/// a compiler reads it (the "Trojan Source" attack). gcc refuses the
+/// embeddings, overrides and isolates in a comment under
+/// `-Werror` (`-Wbidi-chars`, on by default), rustc all nine of them
+/// (`text_direction_codepoint_in_comment`, an error by default); the marks are
+/// refused with them, so that what a core's reader sees is what it compiles.
+pub const BIDI_CONTROLS: &[(char, &str)] = &[
+    ('\u{61c}', "ARABIC LETTER MARK"),
+    ('\u{200e}', "LEFT-TO-RIGHT MARK"),
+    ('\u{200f}', "RIGHT-TO-LEFT MARK"),
+    ('\u{202a}', "LEFT-TO-RIGHT EMBEDDING"),
+    ('\u{202b}', "RIGHT-TO-LEFT EMBEDDING"),
+    ('\u{202c}', "POP DIRECTIONAL FORMATTING"),
+    ('\u{202d}', "LEFT-TO-RIGHT OVERRIDE"),
+    ('\u{202e}', "RIGHT-TO-LEFT OVERRIDE"),
+    ('\u{2066}', "LEFT-TO-RIGHT ISOLATE"),
+    ('\u{2067}', "RIGHT-TO-LEFT ISOLATE"),
+    ('\u{2068}', "FIRST STRONG ISOLATE"),
+    ('\u{2069}', "POP DIRECTIONAL ISOLATE"),
+];
+
+/// The one rule for a text the spec carries into generated files: a doc
+/// (family, shared composition, kernel, `[df64]`, `[df64_ops]`, integer
+/// function, predicate), a probe label, a `#` comment of a predicate's or
+/// integer function's body or right above its table. Each is printed in every
+/// comment syntax the targets have: C's, CUDA's and OpenCL C's `/* */`
+/// (WGSL's and Rust's nest), `//` to the end of the line (WGSL, GLSL ES),
+/// Rust's `///`, and Markdown. So a text is one line, and it may not hold
+///
+/// * `*/` or `/*`, which end a block comment or open a nested one;
+/// * a line break of any target ([`LINE_BREAKS`]): in a `//` comment the
+///   rest of the text would be code;
+/// * a backslash (or C's trigraph `??/`) at its end, blanks after it
+///   included: at the end of a `//` line it joins the next line to the
+///   comment (GLSL ES, C), and gcc refuses `??/` at the end of a line of a
+///   block comment too (`-Wtrigraphs`);
+/// * a bidirectional control ([`BIDI_CONTROLS`]);
+/// * any other control character but a tab.
+///
+/// Quotes, backslashes inside the text, `%`, `//`, `#` and letters of any
+/// script are printed as written. The spec refuses a text that breaks the rule
+/// (with its file, line and key) rather than printing it altered, so every
+/// core and document quotes the spec's text exactly.
+pub fn check_text(text: &str) -> Result<(), String> {
     if let Some(d) = ["*/", "/*"].iter().find(|d| text.contains(**d)) {
         return Err(format!("`{d}` would end or open the comment this text is printed in; write it with a space (`{}`)", {
             let mut c = d.chars();
             format!("{} {}", c.next().unwrap(), c.next().unwrap())
         }));
     }
-    // A backslash at the end of a line joins the next one (in C, also the
-    // trigraph `??/`): gcc warns on it inside a comment, and in a `//` comment
-    // it would swallow the next line.
-    if text.lines().any(|l| l.ends_with('\\') || l.ends_with("??/")) {
-        return Err("a line of this text ends in a backslash (or the trigraph `??/`), which joins it to the next line in C".into());
+    if let Some((_, what)) = LINE_BREAKS.iter().find(|(c, _)| text.contains(*c)) {
+        return Err(format!(
+            "{what} would end the `//` comment this text is printed in (in WGSL at least), leaving the rest as code: a text is \
+             one line (a `\"\"\"` string joins its lines where each ends in a backslash)"
+        ));
     }
-    if let Some(c) = text.chars().find(|&c| c.is_control() && !(newlines && c == '\n')) {
+    let end = text.trim_end_matches([' ', '\t']);
+    if end.ends_with('\\') || end.ends_with("??/") {
+        return Err("this text ends in a backslash (or the trigraph `??/`), which joins the next line to the `//` comment it is \
+                    printed in (GLSL ES, C)"
+            .into());
+    }
+    if let Some((c, name)) = BIDI_CONTROLS.iter().find(|(c, _)| text.contains(*c)) {
+        return Err(format!(
+            "the bidirectional control U+{:04X} {name} would show the text in another order than a compiler reads it \
+             (gcc's -Wbidi-chars and rustc refuse it in a comment)",
+            u32::from(*c)
+        ));
+    }
+    if let Some(c) = text.chars().find(|&c| c.is_control() && c != '\t') {
         return Err(format!("the control character {} cannot be printed in a comment", c.escape_debug()));
     }
     Ok(())
@@ -172,13 +242,24 @@ mod tests {
 
     #[test]
     fn texts() {
-        assert!(check_comment("a */ b", false).unwrap_err().contains("`* /`"));
-        assert!(check_comment("a /* b", false).unwrap_err().contains("`/ *`"));
-        assert!(check_comment("line\nline", true).is_ok());
-        assert!(check_comment("line\nline", false).is_err());
-        assert!(check_comment("\"quotes\", \\ and ??/ are fine in a comment", false).is_ok());
-        assert!(check_comment("a line ending in a backslash \\\nnext", true).is_err());
-        assert!(check_comment("a line ending in a trigraph ??/", false).is_err());
+        assert!(check_text("a */ b").unwrap_err().contains("`* /`"));
+        assert!(check_text("a /* b").unwrap_err().contains("`/ *`"));
+        assert!(check_text("\"quotes\", \\ and ??/ are fine inside a line, as are %n, //, # and \u{e9}\u{df}\u{4e2d}\u{2713}\t").is_ok());
+        for (c, what) in LINE_BREAKS {
+            let e = check_text(&format!("line{c}line")).unwrap_err();
+            assert!(e.starts_with(what) && e.contains("a text is one line"), "{e}");
+        }
+        for t in ["a backslash \\", "a backslash \\ \t", "a trigraph ??/", "a trigraph ??/ "] {
+            assert!(check_text(t).unwrap_err().contains("ends in a backslash"), "{t}");
+        }
+        for (c, name) in BIDI_CONTROLS {
+            let e = check_text(&format!("a {c}b")).unwrap_err();
+            assert!(e.contains(&format!("U+{:04X} {name}", u32::from(*c))), "{e}");
+        }
+        assert_eq!(BIDI_CONTROLS.len(), 12, "Unicode's Bidi_Control property");
+        for c in ['\0', '\u{7}', '\u{1b}', '\u{7f}', '\u{9b}'] {
+            assert!(check_text(&format!("a{c}b")).unwrap_err().starts_with("the control character"), "{c:?}");
+        }
         assert!(check_version("0.1.0").is_ok());
         assert!(check_version("0.1\"0").is_err());
         assert!(check_version("1.2").is_err());

@@ -132,14 +132,19 @@ impl fmt::Display for PTy {
     }
 }
 
-/// A typed expression.
-#[derive(Debug, Clone, PartialEq)]
+/// A typed expression. (Its `Debug` is the derived form without a
+/// variable's slot: the contract's fingerprint reads it, and a slot is how
+/// the generator evaluates, not what the contract states.)
+#[derive(Clone, PartialEq)]
 pub enum PExpr {
     Int(IntTy, i128),
     /// A float constant, as the f64 value of its bits.
     Float(FTy, f64),
     Bool(bool),
-    Var(String, PTy),
+    /// A parameter or an earlier step: its name, type and slot (its place
+    /// among the body's parameters, then its steps, in order), so that an
+    /// evaluation reads it in constant time.
+    Var(String, PTy, usize),
     /// Arithmetic (result of the operand type), comparison or logic (bool);
     /// the type is the operands'.
     Bin(BinOp, PTy, Box<PExpr>, Box<PExpr>),
@@ -162,13 +167,33 @@ pub enum PExpr {
     },
 }
 
+impl std::fmt::Debug for PExpr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PExpr::Int(t, v) => f.debug_tuple("Int").field(t).field(v).finish(),
+            PExpr::Float(t, v) => f.debug_tuple("Float").field(t).field(v).finish(),
+            PExpr::Bool(b) => f.debug_tuple("Bool").field(b).finish(),
+            PExpr::Var(n, t, _) => f.debug_tuple("Var").field(n).field(t).finish(),
+            PExpr::Bin(o, t, x, y) => f.debug_tuple("Bin").field(o).field(t).field(x).field(y).finish(),
+            PExpr::Bits(o, t, x, y) => f.debug_tuple("Bits").field(o).field(t).field(x).field(y).finish(),
+            PExpr::Not(x) => f.debug_tuple("Not").field(x).finish(),
+            PExpr::Select(t, c, x, y) => f.debug_tuple("Select").field(t).field(c).field(x).field(y).finish(),
+            PExpr::Conv { to, from, arg } => f.debug_struct("Conv").field("to", to).field("from", from).field("arg", arg).finish(),
+            PExpr::Clz(t, x) => f.debug_tuple("Clz").field(t).field(x).finish(),
+            PExpr::Call { name, predicate, ret, args } => {
+                f.debug_struct("Call").field("name", name).field("predicate", predicate).field("ret", ret).field("args", args).finish()
+            }
+        }
+    }
+}
+
 impl PExpr {
     pub fn ty(&self) -> PTy {
         match self {
             PExpr::Int(t, _) => PTy::Int(*t),
             PExpr::Float(t, _) => PTy::Float(*t),
             PExpr::Bool(_) | PExpr::Not(_) => PTy::Bool,
-            PExpr::Var(_, t) => *t,
+            PExpr::Var(_, t, _) => *t,
             PExpr::Bin(op, t, ..) => {
                 if op.is_comparison() || op.is_logical() {
                     PTy::Bool
@@ -412,6 +437,24 @@ impl Ctx<'_> {
         crate::spans::first_content_line(&self.lines, self.text, offset)
     }
 
+    /// Checks the `#` lines right above `[<table>.<name>]` (see `comment_above`),
+    /// which the contract doc carries, by the rule of every text (names::check_text).
+    fn check_comment_above(&self, name: &str, key: &str, table: &str) -> Result<(), SpecError> {
+        let lines: Vec<&str> = self.text.lines().collect();
+        let header = format!("[{table}.{name}]");
+        let Some(at) = lines.iter().position(|l| l.trim() == header) else { return Ok(()) };
+        for (k, l) in lines[..at].iter().enumerate().rev().take_while(|(_, l)| l.starts_with('#')) {
+            let comment = l.trim_start_matches('#').trim();
+            names::check_text(comment).map_err(|m| SpecError {
+                file: self.file.to_string(),
+                line: k + 1,
+                key: key.to_string(),
+                message: format!("the comment `{}` above the table: {m}", comment.escape_debug()),
+            })?;
+        }
+        Ok(())
+    }
+
     /// Parses and types a body; `allow_predicates`: a derived body may call
     /// predicates (a helper or a form may call helpers only).
     fn body(&self, key: &str, s: &Spanned<String>, params: &[Param], allow_predicates: bool) -> Result<PBody, SpecError> {
@@ -428,7 +471,15 @@ impl Ctx<'_> {
         for (i, line) in s.get_ref().lines().enumerate() {
             match line.find('#') {
                 Some(k) => {
-                    comments.entry(i + 1).or_default().push(line[k + 1..].trim().to_string());
+                    // A comment is printed in every core (names::check_text).
+                    let comment = line[k + 1..].trim();
+                    names::check_text(comment).map_err(|m| SpecError {
+                        file: self.file.to_string(),
+                        line: first + i,
+                        key: key.to_string(),
+                        message: format!("the comment `{}`: {m}", comment.escape_debug()),
+                    })?;
+                    comments.entry(i + 1).or_default().push(comment.to_string());
                     code.push_str(&line[..k]);
                 }
                 None => code.push_str(line),
@@ -508,8 +559,8 @@ impl Ctx<'_> {
                 None => return e("the literal's type is not known here: write it beside a typed operand".into()),
             },
             AstKind::Ident(n) if n == "true" || n == "false" => PExpr::Bool(n == "true"),
-            AstKind::Ident(n) => match env.iter().rev().find(|(m, _)| m == n) {
-                Some((_, t)) => PExpr::Var(n.clone(), *t),
+            AstKind::Ident(n) => match env.iter().rposition(|(m, _)| m == n) {
+                Some(k) => PExpr::Var(n.clone(), env[k].1, k),
                 None => return e(format!("unknown name `{n}`")),
             },
             AstKind::Index(..) | AstKind::Field(..) => return e("a predicate's values are scalars: no index or field".into()),
@@ -679,6 +730,8 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
         let key = format!("int_functions.{name}");
         let r = f.get_ref();
         names::check_part(name, "the helper name").map_err(|m| cx.err(f.span().start, key.clone(), m))?;
+        names::check_text(r.doc.get_ref().trim()).map_err(|m| cx.err(r.doc.span().start, format!("{key}.doc"), m))?;
+        cx.check_comment_above(name, &key, "int_functions")?;
         let params = cx.params(&key, &r.params)?;
         let Some(ret) = cx.ty(r.returns.get_ref()) else {
             return Err(cx.err(r.returns.span().start, format!("{key}.returns"), format!("unknown type `{}`", r.returns.get_ref())));
@@ -700,6 +753,8 @@ pub(crate) fn parse(file: &str, text: &str, raw: Raw) -> Result<Predicates, Spec
         let key = format!("predicates.{name}");
         let r = p.get_ref();
         names::check_part(name, "the predicate name").map_err(|m| cx.err(p.span().start, key.clone(), m))?;
+        names::check_text(r.doc.get_ref().trim()).map_err(|m| cx.err(r.doc.span().start, format!("{key}.doc"), m))?;
+        cx.check_comment_above(name, &key, "predicates")?;
         let params = cx.params(&key, &r.params)?;
         let check_bool = |b: &PBody, k: &str, s: &Spanned<String>| {
             if b.result().ty() == PTy::Bool {
@@ -818,6 +873,11 @@ impl Value {
     }
 }
 
+/// Steps of predicate and helper bodies evaluated by this process (the
+/// generator's cost, counted: `generator/tests/cost.rs` shows it linear in
+/// a body's length; every step reads its operands by slot, in constant time).
+pub static STEPS_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// An evaluation that left an operation's domain (an overflow, a bad
 /// shift), located at the innermost step where it happened: a helper's step
 /// when a helper's arithmetic fails, with the call that led there.
@@ -859,15 +919,13 @@ impl Predicates {
     /// Evaluates a form of a predicate; an input outside an operation's
     /// domain (an overflow, a bad shift) is an error that names the step.
     pub fn eval(&self, p: &Predicate, form: Form, args: &[Value]) -> Result<bool, EvalError> {
-        let env: Vec<(String, Value)> = p.params.iter().map(|q| q.name.clone()).zip(args.iter().copied()).collect();
-        Ok(self.run(p.body(form), env, form)?.truth())
+        Ok(self.run(p.body(form), args.to_vec(), form)?.truth())
     }
 
     /// Whether the arguments are in the predicate's domain.
     pub fn in_domain(&self, p: &Predicate, args: &[Value]) -> Result<bool, EvalError> {
         let Some(d) = &p.domain else { return Ok(true) };
-        let env: Vec<(String, Value)> = p.params.iter().map(|q| q.name.clone()).zip(args.iter().copied()).collect();
-        Ok(self.value(d, &env, Form::Integer)?.truth())
+        Ok(self.value(d, args, Form::Integer)?.truth())
     }
 
     /// The box the domain states, per parameter in order: `[lo, hi]`
@@ -911,8 +969,8 @@ impl Predicates {
                 return Err("the domain is bounds on single parameters joined by `&&` (as `om >= 0 && tm >= 0`), so that the generator can check both forms at its edges".into());
             };
             let (var, c, op) = match (&**x, &**y) {
-                (PExpr::Var(n, _), e) => (n, constant(e), *op),
-                (e, PExpr::Var(n, _)) => (
+                (PExpr::Var(n, ..), e) => (n, constant(e), *op),
+                (e, PExpr::Var(n, ..)) => (
                     n,
                     constant(e),
                     match op {
@@ -941,7 +999,11 @@ impl Predicates {
         Ok(out)
     }
 
-    fn run(&self, b: &PBody, mut env: Vec<(String, Value)>, form: Form) -> Result<Value, EvalError> {
+    /// Runs a body on its arguments: `env` holds the parameters' values, and
+    /// each step's value is pushed in order (the slots of `PExpr::Var`).
+    fn run(&self, b: &PBody, mut env: Vec<Value>, form: Form) -> Result<Value, EvalError> {
+        env.reserve(b.steps.len());
+        STEPS_RUN.fetch_add(b.steps.len() as u64, std::sync::atomic::Ordering::Relaxed);
         for s in &b.steps {
             let v = self.value(&s.value, &env, form).map_err(|e| {
                 if e.line != 0 {
@@ -951,19 +1013,19 @@ impl Predicates {
                     EvalError { line: s.line, key: b.key.clone(), message: format!("step `{}`: {}", s.name, e.message) }
                 }
             })?;
-            env.push((s.name.clone(), v));
+            env.push(v);
         }
-        Ok(env.last().expect("a body has a result").1)
+        Ok(*env.last().expect("a body has a result"))
     }
 
-    fn value(&self, e: &PExpr, env: &[(String, Value)], form: Form) -> Result<Value, EvalError> {
+    fn value(&self, e: &PExpr, env: &[Value], form: Form) -> Result<Value, EvalError> {
         let go = |x: &PExpr| self.value(x, env, form);
         Ok(match e {
             PExpr::Int(t, v) => Value::Int(*t, *v),
             PExpr::Float(FTy::F32, v) => Value::F32(*v as f32),
             PExpr::Float(FTy::F64, v) => Value::F64(*v),
             PExpr::Bool(b) => Value::Bool(*b),
-            PExpr::Var(n, _) => env.iter().rev().find(|(m, _)| m == n).expect("typed: bound").1,
+            PExpr::Var(_, _, k) => env[*k],
             PExpr::Not(x) => Value::Bool(!go(x)?.truth()),
             PExpr::Select(_, c, x, y) => {
                 let (c, x, y) = (go(c)?, go(x)?, go(y)?);
@@ -1053,8 +1115,7 @@ impl Predicates {
                 } else {
                     let f = self.function(name).expect("typed: a helper");
                     let shown: Vec<String> = f.params.iter().zip(&vals).map(|(q, v)| format!("{} = {}", q.name, v.shown())).collect();
-                    let env = f.params.iter().map(|q| q.name.clone()).zip(vals).collect();
-                    self.run(&f.body, env, form)
+                    self.run(&f.body, vals, form)
                         .map_err(|e| EvalError { message: format!("{} (in `{name}` on {})", e.message, shown.join(", ")), ..e })?
                 }
             }

@@ -292,7 +292,9 @@ pub fn prove(model: &Model, p: &Predicate, edges: bool) -> Result<(), Error> {
         let at = format!("{file}:{}: `predicates.{}.domain`", p.domain_line.unwrap_or(p.line), p.name);
         let inputs = domain_edges(preds, p).map_err(|m| Error::Inconsistent(format!("{at}: {m}")))?;
         for a in &inputs {
-            let edge = |m: String| Error::Inconsistent(format!("{m} (an input at the edges of the domain, line {})", p.domain_line.unwrap_or(p.line)));
+            let edge = |m: String| {
+                Error::Inconsistent(format!("{m} (an input at the edges of the domain, line {})", p.domain_line.unwrap_or(p.line)))
+            };
             judge(file, preds, p, r, a).map_err(edge)?;
         }
     }

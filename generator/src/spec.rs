@@ -397,10 +397,15 @@ fn decimal_fits(word: &str) -> Result<(), String> {
     let nonzero = mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
     let v = probe_value(body, 64).unwrap_or(f64::NAN);
     if v.is_infinite() {
-        return Err("overflows every element type (binary64's largest finite number is 1.7976931348623157e308, `max`; write `inf` for infinity)".into());
+        return Err(
+            "overflows every element type (binary64's largest finite number is 1.7976931348623157e308, `max`; write `inf` for infinity)"
+                .into(),
+        );
     }
     if v == 0.0 && nonzero {
-        return Err("underflows to zero in every element type (binary64's least nonzero number is 4.9e-324, `tiny`; write 0 for zero)".into());
+        return Err(
+            "underflows to zero in every element type (binary64's least nonzero number is 4.9e-324, `tiny`; write 0 for zero)".into()
+        );
     }
     Ok(())
 }
@@ -454,7 +459,7 @@ fn probes(loc: &Loc, key: &str, raw: Option<&Spanned<Vec<Spanned<String>>>>) -> 
         let bad = |m: String| loc.err(item.span().start, key.to_string(), m);
         let (label, rest) =
             item.get_ref().rsplit_once(':').ok_or_else(|| bad(format!("`{}` is not `label: word, word, ...`", item.get_ref())))?;
-        names::check_comment(label, false).map_err(|m| bad(format!("probe label `{}`: {m}", label.trim().escape_debug())))?;
+        names::check_text(label).map_err(|m| bad(format!("probe label `{}`: {m}", label.trim().escape_debug())))?;
         if rest.split(',').count() > MAX_PROBE_WORDS {
             return Err(bad(format!("probe `{}` has more than {MAX_PROBE_WORDS} words", label.trim())));
         }
@@ -564,9 +569,6 @@ pub struct Spec {
     /// `[df64]` and `[df64_ops]`: the f64 functions on a target without
     /// binary64.
     pub df64: Option<crate::df64_spec::Df64Spec>,
-    /// `[constants]`: the bodies' constants with a definition, checked
-    /// (filled by `crate::model`, after the model's own checks).
-    pub constants: Vec<crate::constants::Constant>,
 }
 
 /// The metric a spec states for a family on a target.
@@ -936,7 +938,6 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, SpecErrors> {
         bands: Vec::new(),
         predicates,
         df64: None,
-        constants: Vec::new(),
     };
     // Shared compositions first: the spec states them before their callers.
     let shared = shared(&loc, &raw, text, &spec).map_err(|e| errors.extend(e)).ok();
@@ -1405,7 +1406,7 @@ fn family(
     if let Some(o) = &r.op {
         names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
     }
-    names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
+    names::check_text(r.doc.get_ref()).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
     let mut shapes = Vec::new();
     for s in r.shapes.get_ref() {
         if spec.shape(s.get_ref()).is_none() {
@@ -1681,7 +1682,7 @@ fn kernel(loc: &Loc, name: &String, k: &Spanned<RawKernel>, spec: &Spec, out: &[
     if let Some(o) = &r.op {
         names::check_part(&op, "operation name").map_err(|m| loc.err(o.span().start, format!("{key}.op"), m))?;
     }
-    names::check_comment(r.doc.get_ref(), true).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
+    names::check_text(r.doc.get_ref()).map_err(|m| loc.err(r.doc.span().start, format!("{key}.doc"), m))?;
     let mut shapes = Vec::new();
     for s in r.shapes.get_ref() {
         if spec.shape(s.get_ref()).is_none() || shapes.contains(s.get_ref()) {

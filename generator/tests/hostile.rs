@@ -13,9 +13,11 @@ const SPEC: &str = include_str!("../../spec/aether.toml");
 
 /// Texts a compiler could trip on in a comment: quotes, backslashes,
 /// trigraphs (C99's `??/` is a backslash) inside a line, `//`, HTML and
-/// Markdown, format directives, and non-ASCII letters.
+/// Markdown, format directives, non-ASCII letters and a tab. (A text is one
+/// line: a newline, which ended the `//` comments of WGSL, GLSL and Rust, is
+/// refused; tests/texts.rs.)
 const DOC: &str = "Componentwise a - b. \\\"quoted\\\", back\\\\slash ??/ ??= ??' 100% %s // not a comment <!-- html --> | pipe | \
-                   `tick` \u{e9}\u{2713}\\n and a second line";
+                   `tick` \u{e9}\u{2713}\\t and a tab";
 const LABEL: &str = "NaN \\\"stays\\\" \\\\ NaN ??= ??/ 50% %d // \u{e9}";
 
 fn hostile_spec() -> String {
@@ -125,5 +127,36 @@ fn a_predicate_form_that_disagrees_is_located() {
         let want = format!("spec/aether.toml:{body_line}: `predicates.angle_flag.{form}`: on dp = ");
         assert!(err.starts_with(&want), "want: {want}...\ngot:  {err}");
         assert!(err.contains(&format!("the hand-written reference says true, {answers}")), "{err}");
+    }
+}
+
+/// The sections the text rule reached last (issue 53): a hostile text in the
+/// docs of `[df64]`, `[df64_ops]`, integer functions and predicates, in a
+/// body's `#` comment and in the comment above a predicate's table is
+/// refused at its line and key, as a family doc's is (tests/texts.rs injects
+/// every class into every section; spec_errors.rs has the exact messages).
+#[test]
+fn refused_hostile_texts_of_every_section_name_their_key() {
+    for (find, replace, key) in [
+        ("binary64.\"\ntargets = ", "binary64.\\nnext line\"\ntargets = ", "df64.doc"),
+        ("(any order of magnitudes).\"", "(any order of magnitudes). */\"", "df64_ops.two_sum.doc"),
+        ("ties to even (x >= 0, 1 <= s <= 62).\"", "ties to even (x >= 0, 1 <= s <= 62).\\nnext line\"", "int_functions.shr_rne.doc"),
+        (
+            "as the frozen binary32/binary64 expression decides it.\"",
+            "as the frozen */ binary32/binary64 expression decides it.\"",
+            "predicates.angle_flag.doc",
+        ),
+        ("q = x >> s\n", "q = x >> s # a */ b\n", "int_functions.shr_rne.body"),
+        ("p = dp > 0 ? dp : 1\n", "p = dp > 0 ? dp : 1 # a \u{202e}b\n", "predicates.angle_flag.integer"),
+        ("[predicates.angle_flag_bands]\n", "# a /* b\n[predicates.angle_flag_bands]\n", "predicates.angle_flag_bands"),
+        ("doc = \"Componentwise a - b.\"", "doc = \"Componentwise a - b. \u{2066}\"", "families.sub.doc"),
+        ("doc = \"Componentwise a - b.\"", "doc = \"Componentwise a - b. \u{2028}\"", "families.sub.doc"),
+    ] {
+        assert_eq!(SPEC.matches(find).count(), 1, "{find}");
+        let line = SPEC[..SPEC.find(find).unwrap()].matches('\n').count() + 1;
+        let text = SPEC.replacen(find, replace, 1);
+        let errors = spec::parse("spec/aether.toml", &text).map(|_| ()).unwrap_err();
+        let [err] = errors.errors() else { panic!("{replace}: one error expected, got\n{errors}") };
+        assert_eq!((err.line, err.key.as_str()), (line, key), "{replace}: {err}");
     }
 }

@@ -41,7 +41,7 @@ fn every_band_table_a_target_reads_is_required() {
         let e = refusal(&bad).unwrap_or_else(|| panic!("{header} deleted was accepted"));
         let want = if target == "wgsl" {
             // glsl's table starts from wgsl's: the first error is there.
-            format!("`bands.glsl.like`: `wgsl`: no band table `[bands.wgsl]` above this one to start from")
+            "`bands.glsl.like`: `wgsl`: no band table `[bands.wgsl]` above this one to start from".to_string()
         } else {
             format!(
                 "`bands.{target}`: target `opencl` judges a class of device by `{target}`: the spec must state its band table `{header}`"

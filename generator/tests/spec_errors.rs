@@ -1043,3 +1043,159 @@ fn errors_past_the_cap_are_counted() {
     }
     assert_eq!(lines[ERROR_CAP], format!("and {} more error(s) (only the first {ERROR_CAP} are shown)", docs.len() - ERROR_CAP));
 }
+
+/// `[df64]`'s lists (`targets`, `exclude`, the operations' `params`): an
+/// empty entry and one listed twice, each refused at the entry; two keys of
+/// `ops` naming one operation, refused at the later (each key means its own
+/// reference operation: `df64::meaning`); a duplicate key of `ops` is the
+/// TOML reader's.
+#[test]
+fn df64_lists_refuse_empty_and_repeated_entries() {
+    let cases: Vec<(&str, &str, i64, &str, &str)> = vec![
+        ("targets = [\"wgsl\", \"glsl\"]", "targets = [\"wgsl\", \"glsl\", \"wgsl\"]", 0, "df64.targets", "`wgsl` is listed twice"),
+        ("targets = [\"wgsl\", \"glsl\"]", "targets = [\"wgsl\", \" \"]", 0, "df64.targets", "an empty entry: each entry names a target"),
+        (
+            "exclude = [\"two_sum_err\", \"two_sum\",",
+            "exclude = [\"two_sum_err\", \"two_sum\", \"two_sum\",",
+            0,
+            "df64.exclude",
+            "`two_sum` is listed twice",
+        ),
+        (
+            "exclude = [\"two_sum_err\",",
+            "exclude = [\"\", \"two_sum_err\",",
+            0,
+            "df64.exclude",
+            "an empty entry: each entry names a family",
+        ),
+        (" le = \"le\",", " le = \"lt\",", 0, "df64.ops.le", "names `lt`, as `lt` does: each f64 operation has its own df64 operation"),
+        (
+            " add = \"add\",",
+            " add = \"sub\",",
+            0,
+            "df64.ops.sub",
+            "names `sub`, as `add` does: each f64 operation has its own df64 operation",
+        ),
+        (
+            "params = [\"a: df\", \"b: f32\"]",
+            "params = [\"a: df\", \"a: f32\"]",
+            0,
+            "df64_ops.mul_f32.params",
+            "parameter `a` is listed twice",
+        ),
+        (
+            "params = [\"a: df\", \"b: f32\"]",
+            "params = [\"a: df\", \"\"]",
+            0,
+            "df64_ops.mul_f32.params",
+            "an empty entry: each entry is `name: type`",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (find, replace, offset, key, message) in &cases {
+        let (text, line) = edit(find, replace);
+        let want = format!("spec/aether.toml:{}: `{key}`: {message}", line as i64 + offset);
+        let got = error_of(&text);
+        if got != want {
+            failures.push(format!("edit `{find}` -> `{replace}`\n  want: {want}\n  got:  {got}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    let (text, line) = edit(" add = \"add\",", " add = \"add\", add = \"sub\",");
+    let got = error_of(&text);
+    assert!(got.starts_with(&format!("spec/aether.toml:{line}: ")) && got.contains("duplicate key"), "{got}");
+}
+
+/// The one rule for every text the spec carries into a generated file
+/// (`names::check_text`), in each section it reaches: the docs of `[df64]`,
+/// `[df64_ops]`, integer functions and predicates, the `#` comments of their
+/// bodies and right above their tables, and the body language's blanks.
+/// (generator/tests/texts.rs injects every class into every section and
+/// compiles what is accepted.)
+#[test]
+fn every_text_of_the_spec_gets_the_text_rule() {
+    let newline = "a newline would end the `//` comment this text is printed in (in WGSL at least), leaving the rest as code: a \
+                   text is one line (a `\"\"\"` string joins its lines where each ends in a backslash)";
+    let ls = newline.replacen("a newline", "U+2028 LINE SEPARATOR", 1);
+    let nel = newline.replacen("a newline", "U+0085 NEXT LINE", 1);
+    let close = "`*/` would end or open the comment this text is printed in; write it with a space (`* /`)";
+    let open = "`/*` would end or open the comment this text is printed in; write it with a space (`/ *`)";
+    let backslash =
+        "this text ends in a backslash (or the trigraph `??/`), which joins the next line to the `//` comment it is printed in (GLSL ES, C)";
+    let rlo = "the bidirectional control U+202E RIGHT-TO-LEFT OVERRIDE would show the text in another order than a compiler reads it \
+               (gcc's -Wbidi-chars and rustc refuse it in a comment)";
+    let pdi = rlo.replacen("U+202E RIGHT-TO-LEFT OVERRIDE", "U+2069 POP DIRECTIONAL ISOLATE", 1);
+    let cases: Vec<(&str, String, i64, &str, String)> = vec![
+        ("on a target without binary64.\"", "on a target without binary64.\\nAnd code.\"".into(), 0, "df64.doc", newline.to_string()),
+        ("(any order of magnitudes).\"", "(any order of magnitudes).\u{2028}And code.\"".into(), 0, "df64_ops.two_sum.doc", ls),
+        (
+            "ties to even (x >= 0, 1 <= s <= 62).\"",
+            "ties to even */ (x >= 0, 1 <= s <= 62).\"".into(),
+            0,
+            "int_functions.shr_rne.doc",
+            close.into(),
+        ),
+        (
+            "as the frozen binary32/binary64 expression decides it.\"",
+            "as the frozen binary32/binary64 expression decides it \\\\\"".into(),
+            0,
+            "predicates.angle_flag.doc",
+            backslash.into(),
+        ),
+        ("doc = \"Componentwise a - b.\"", "doc = \"Componentwise a - b.\\u0085\"".into(), 0, "families.sub.doc", nel),
+        (
+            "q = x >> s\n",
+            "q = x >> s # the quotient */ truncated\n".into(),
+            0,
+            "int_functions.shr_rne.body",
+            format!("the comment `the quotient */ truncated`: {close}"),
+        ),
+        (
+            "dp = i64(oh) * i64(th) + i64(ov) * i64(tv)\n",
+            "dp = i64(oh) * i64(th) + i64(ov) * i64(tv) # u.v /* exact\n".into(),
+            0,
+            "predicates.angle_flag_bands.body",
+            format!("the comment `u.v /* exact`: {open}"),
+        ),
+        (
+            "[int_functions.exp24]\n",
+            "# a \u{202e}reversed note\n[int_functions.exp24]\n".into(),
+            0,
+            "int_functions.exp24",
+            format!("the comment `a \\u{{202e}}reversed note` above the table: {rlo}"),
+        ),
+        (
+            "\"lone +inf: 1, inf, 2\"",
+            "\"lone \u{2069}+inf: 1, inf, 2\"".into(),
+            0,
+            "kernels.sum_array.cases",
+            format!("probe label `lone \\u{{2069}}+inf`: {pdi}"),
+        ),
+        (
+            "body = \"out[i] = a[i] - b[i]\"",
+            "body = \"out[i] = a[i]\\r- b[i]\"".into(),
+            0,
+            "families.sub.body",
+            "column 14: unexpected character \\r (U+000D): blanks are spaces and tabs, and a step or an expression is one line".into(),
+        ),
+        (
+            "term = \"a * b\"",
+            "term = \"a\\n* b\"".into(),
+            0,
+            "kernels.lanes_dot.term",
+            "line 1 column 2 of the expression: unexpected character \\n (U+000A): blanks are spaces and tabs, and a step or an \
+             expression is one line"
+                .into(),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (find, replace, offset, key, message) in &cases {
+        let (text, line) = edit(find, replace);
+        let want = format!("spec/aether.toml:{}: `{key}`: {message}", line as i64 + offset);
+        let got = error_of(&text);
+        if got != want {
+            failures.push(format!("edit `{}` -> `{}`\n  want: {want}\n  got:  {got}", find.escape_debug(), replace.escape_debug()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} messages differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}

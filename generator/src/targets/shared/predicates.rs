@@ -40,7 +40,7 @@ pub fn expr(sp: &dyn Spell, form: Form, e: &PExpr) -> String {
         PExpr::Int(t, v) => sp.int(*t, *v),
         PExpr::Float(t, v) => sp.float(*t, *v),
         PExpr::Bool(b) => sp.truth(*b),
-        PExpr::Var(n, _) => n.clone(),
+        PExpr::Var(n, ..) => n.clone(),
         PExpr::Bin(op, t, a, b) => sp.bin(*op, *t, &go(a), &go(b)),
         PExpr::Bits(op, t, a, b) => sp.bits(*op, *t, &go(a), &go(b)),
         PExpr::Not(a) => format!("(!{})", go(a)),
@@ -84,8 +84,11 @@ pub fn doc_comment(p: &Predicate, form: Form) -> String {
         let _ = writeln!(s, "   Domain: {d}.");
     }
     s.push_str("   The spec's statement:\n");
+    // As written: the body language has no `*/`, and the spec refuses one in a
+    // body's `#` comments and in the doc (names::check_text, the rule of every
+    // text the cores print).
     for l in p.body(form).source.lines() {
-        let _ = writeln!(s, "     {}", l.replace("*/", "* /"));
+        let _ = writeln!(s, "     {l}");
     }
     s.push_str(" */\n");
     s
