@@ -277,6 +277,9 @@ const NUMBERS: &[&str] = &[
 const STRINGS: &[&str] = &[
     "\"\"", "\"*/\"", "\"/*\"", "\"*/ int x; /*\"", "\"\\\"\"", "\"\\\\\"", "\"\\n#define x\"", "\"%s%n\"", "\"??/\"", "\"\\u0000\"",
     "\"a b\"", "\"1abc\"", "\"int\"", "\"aether_\"", "\"é\"", "\"{{ x }}\"", "\"{% raw %}\"", "\"\\t\"", "\"x\\ny\"", "\"'\"",
+    // Issue 53's classes: bidi and line-separator characters, a trailing
+    // backslash, a carriage return, numbers that fit no type.
+    "\"a\\u202Eb\"", "\"a\u{2028}b\"", "\"x\\\\\"", "\"x\\r y\"", "\"1e400\"", "\"1e-400\"", "\"2^-7000\"",
 ];
 
 /// Tokens of the body language and of the spec's structure.
@@ -285,6 +288,7 @@ const INSERTS: &[&str] = &[
     "(", ")", "[", "]", "!", "-", "+", "*", "/", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "?", ":", ",", ";", "=", ".",
     "sqrt(", "fabs(", "fmin(", "fmax(", "fold(add, i < N, ", "fold(", "i < N", "a[i]", "out[i] = ", "out = ", "out.x = ",
     "out[r][c] = ", " * -1", "[i]", "[0]", "[99]", "self", "scalar", "bool", "\n", "\"", "'", "#", "{", "}", "\\",
+    "# a */ b", "\r", "1e400", "||", "&&", ".hi", ".lo", "f64_bits(0x3FF921FB54442D19)",
 ];
 
 fn replace(s: &str, a: usize, b: usize, with: &str) -> String {
