@@ -148,21 +148,9 @@ pub fn compile_opencl(dir: &Path, clang: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `tool --version` runs and succeeds. A spawn that fails for
-/// another reason than a missing program (a busy machine: EAGAIN, ENOMEM)
-/// is tried again and said, so that a tool is never skipped silently.
+/// Whether `tool --version` runs and succeeds.
 pub fn have(tool: &str) -> bool {
-    for attempt in 1..=3 {
-        match Command::new(tool).arg("--version").output() {
-            Ok(o) => return o.status.success(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
-            Err(e) => {
-                eprintln!("have({tool}): `{tool} --version` did not start ({e}), try {attempt} of 3");
-                std::thread::sleep(std::time::Duration::from_millis(500));
-            }
-        }
-    }
-    false
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
 /// The byte range of table `header` in a spec text (its header line up to
