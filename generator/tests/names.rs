@@ -485,13 +485,18 @@ fn a_spec_of_generated_names_compiles_everywhere() {
         "[package]\nname = \"aether-rust-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\naether-core = { path = \"../rust_core\" }\n",
     )
     .unwrap();
-    let target = root.join("target/names-spec-rust").display().to_string();
+    // The nested build's target directory lies outside the workspace's own
+    // `target/`: inside it, under `cargo test --workspace` on a clean clone,
+    // the nested cargo's probe of rustc failed (E0762, every time); outside,
+    // the same run passes.
+    let target = std::env::temp_dir().join(format!("aether-names-spec-rust-{}", std::process::id())).display().to_string();
     let mut cargo =
         job("cargo build (rust_core, rust-check)", Path::new("cargo"), &["build", "-q", "--workspace", "--target-dir", &target], &dir);
     cargo.cmd.env("RUSTFLAGS", "-D warnings");
     jobs.push(cargo);
     let count = jobs.len();
     let failures = run(jobs);
+    let _ = std::fs::remove_dir_all(&target);
     assert!(failures.is_empty(), "{} of {count} compiles failed:\n\n{}", failures.len(), failures.join("\n\n"));
     println!("names: {} files generated from the spec of generated names; {count} compiles by {}", outputs.len(), compiled.join("; "));
 }
