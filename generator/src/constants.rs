@@ -80,18 +80,19 @@ fn one() -> Fixed {
     BigInt::from(1) << FRAC
 }
 
-/// atan(1 / x) for a whole x > 1, by its alternating series.
-fn atan_inv(x: u64) -> Fixed {
+/// atan(1 / x) (`alternating`) or atanh(1 / x) for a whole x > 1: the sum
+/// of (+-)x^-(2k+1) / (2k+1), each term truncated, until the terms vanish.
+fn arc_series(x: u64, alternating: bool) -> Fixed {
     let x2 = BigInt::from(x * x);
     let mut power = one() / BigInt::from(x);
     let mut sum = BigInt::from(0);
     let mut k = 0u64;
     while power != BigInt::from(0) {
         let term = &power / BigInt::from(2 * k + 1);
-        if k.is_multiple_of(2) {
-            sum += term;
-        } else {
+        if alternating && !k.is_multiple_of(2) {
             sum -= term;
+        } else {
+            sum += term;
         }
         power /= &x2;
         k += 1;
@@ -99,18 +100,12 @@ fn atan_inv(x: u64) -> Fixed {
     sum
 }
 
-/// atanh(1 / x) for a whole x > 1.
+fn atan_inv(x: u64) -> Fixed {
+    arc_series(x, true)
+}
+
 fn atanh_inv(x: u64) -> Fixed {
-    let x2 = BigInt::from(x * x);
-    let mut power = one() / BigInt::from(x);
-    let mut sum = BigInt::from(0);
-    let mut k = 0u64;
-    while power != BigInt::from(0) {
-        sum += &power / BigInt::from(2 * k + 1);
-        power /= &x2;
-        k += 1;
-    }
-    sum
+    arc_series(x, false)
 }
 
 /// pi by Machin's formula, 16 atan(1/5) - 4 atan(1/239) (each term of the

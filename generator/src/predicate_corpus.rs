@@ -40,13 +40,14 @@ pub fn reference(name: &str) -> Option<fn(&[i64]) -> bool> {
 }
 
 /// Where the hand-written reference is defined, per parameter `[lo, hi]`
-/// (`aether_reference::angle` asserts it in debug builds): the spec's domain
-/// must lie inside, since the reference is the judge of every input in it.
+/// (`aether_reference::angle::DOMAIN` and `BAND_DOMAIN`, which it asserts in
+/// debug builds): the spec's domain must lie inside, since the reference is
+/// the judge of every input in it.
 fn reference_box(name: &str) -> Vec<(i128, i128)> {
-    let (i64s, i32s) = ((-i128::from(i64::MAX), i128::from(i64::MAX)), (-i128::from(i32::MAX), i128::from(i32::MAX)));
+    let wide = |(lo, hi): (i64, i64)| (i128::from(lo), i128::from(hi));
     match name {
-        "angle_flag" => vec![i64s, (0, i64s.1), (0, i64s.1)],
-        "angle_flag_bands" => vec![i32s; 4],
+        "angle_flag" => angle::DOMAIN.iter().map(|d| wide(*d)).collect(),
+        "angle_flag_bands" => vec![wide((i64::from(angle::BAND_DOMAIN.0), i64::from(angle::BAND_DOMAIN.1))); 4],
         _ => Vec::new(),
     }
 }

@@ -70,9 +70,17 @@ pub const MC: i64 = 16_772_106;
 /// The largest magnitude of an operand (`2^63 - 1`).
 const MAX: i64 = i64::MAX;
 
+/// Where [`golden`] and the other spellings are defined, per operand
+/// `(dp, om, tm)`: `[lo, hi]` (the generator checks a spec's stated domain
+/// against it).
+pub const DOMAIN: [(i64, i64); 3] = [(-MAX, MAX), (0, MAX), (0, MAX)];
+
+/// Where [`from_bands`] is defined: each band value in `[lo, hi]`.
+pub const BAND_DOMAIN: (i32, i32) = (-i32::MAX, i32::MAX);
+
 fn check_domain(dp: i64, om: i64, tm: i64) {
-    debug_assert!(dp >= -MAX, "dp = {dp} is outside [-(2^63-1), 2^63-1]");
-    debug_assert!(om >= 0 && tm >= 0, "om = {om}, tm = {tm}: squared magnitudes must be >= 0");
+    debug_assert!(dp >= DOMAIN[0].0, "dp = {dp} is outside [-(2^63-1), 2^63-1]");
+    debug_assert!(om >= DOMAIN[1].0 && tm >= DOMAIN[2].0, "om = {om}, tm = {tm}: squared magnitudes must be >= 0");
 }
 
 /// The golden angle predicate, verbatim: each operand narrowed to binary32
@@ -204,7 +212,7 @@ pub fn exact(dp: i64, om: i64, tm: i64) -> bool {
 /// two at most `2^63 - 2^33 + 2`, below `2^63 - 1`: nothing overflows and the
 /// results lie in the predicate's domain.
 pub fn from_bands(oh: i32, ov: i32, th: i32, tv: i32) -> (i64, i64, i64) {
-    debug_assert!([oh, ov, th, tv].iter().all(|&b| b != i32::MIN), "band value -2^31 is outside the domain");
+    debug_assert!([oh, ov, th, tv].iter().all(|&b| b >= BAND_DOMAIN.0), "band value -2^31 is outside the domain");
     let (oh, ov, th, tv) = (i64::from(oh), i64::from(ov), i64::from(th), i64::from(tv));
     (oh * th + ov * tv, oh * oh + ov * ov, th * th + tv * tv)
 }
