@@ -19,8 +19,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Mutex;
 
 use aether_generator::targets::shared::check::Guard;
 use aether_generator::{output, spec};
@@ -266,42 +264,6 @@ fn names_the_cores_use_beside_spec_names_are_reserved() {
     }
 }
 
-/// One compile: what it checks and the command.
-struct Job {
-    what: String,
-    cmd: Command,
-}
-
-fn job(what: impl Into<String>, tool: &Path, args: &[&str], dir: &Path) -> Job {
-    let mut cmd = Command::new(tool);
-    cmd.args(args).current_dir(dir);
-    Job { what: what.into(), cmd }
-}
-
-/// Runs the jobs on every core; the failures, each with its compiler's
-/// first lines.
-fn run(jobs: Vec<Job>) -> Vec<String> {
-    let queue = Mutex::new(jobs);
-    let errors = Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let Some(mut j) = queue.lock().unwrap().pop() else { break };
-                let out = j.cmd.output().unwrap_or_else(|e| panic!("{}: {e}", j.what));
-                if !out.status.success() {
-                    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-                    let first: Vec<&str> = log.lines().filter(|l| l.contains("error")).take(6).collect();
-                    errors.lock().unwrap().push(format!("{} failed:\n{}", j.what, first.join("\n")));
-                }
-            });
-        }
-    });
-    let mut e = errors.into_inner().unwrap();
-    e.sort();
-    e
-}
-
 #[test]
 fn a_spec_of_generated_names_compiles_everywhere() {
     let text = names_spec();
@@ -348,7 +310,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
             let mut args: Vec<&str> = c99.to_vec();
             args.extend_from_slice(extra);
             args.push(file);
-            jobs.push(job(format!("{cc} {} {file}", extra.join(" ")), &cc_path, &args, &dir));
+            jobs.push(common::job(format!("{cc} {} {file}", extra.join(" ")), &cc_path, &args, &dir));
         }
         let cpp = dir.join("obj").join(format!("include-{cxx}.cpp"));
         std::fs::create_dir_all(cpp.parent().unwrap()).unwrap();
@@ -358,7 +320,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
         )
         .unwrap();
         let cpp = cpp.display().to_string();
-        jobs.push(job(
+        jobs.push(common::job(
             format!("{cxx} the headers"),
             Path::new(cxx),
             &["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-Ic_core", &cpp],
@@ -388,7 +350,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
                     "-DAETHER_CHECK_SCRATCH=17152",
                     file,
                 ];
-                jobs.push(job(format!("clang -x cl {cl_std} {file}"), Path::new("clang"), &args, &dir));
+                jobs.push(common::job(format!("clang -x cl {cl_std} {file}"), Path::new("clang"), &args, &dir));
             }
         }
     }
@@ -399,7 +361,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
             .map(String::from)
             .chain(modules.iter().map(|(name, _)| format!("wgsl_check/{name}")))
         {
-            jobs.push(job(format!("naga {file}"), Path::new("naga"), &[file.as_str()], &dir));
+            jobs.push(common::job(format!("naga {file}"), Path::new("naga"), &[file.as_str()], &dir));
         }
     } else {
         println!("names: no naga here (cargo install naga-cli); the WGSL was not validated");
@@ -426,7 +388,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
         std::fs::write(glsl.join("df64_check.vert"), format!("{head}{}\nvoid main() {{\n{}\n}}\n", df.source, df_calls.join("\n")))
             .unwrap();
         for file in ["glsl_check/core.vert", "glsl_check/check.vert", "glsl_check/df64.vert", "glsl_check/df64_check.vert"] {
-            jobs.push(job(format!("glslangValidator {file}"), Path::new("glslangValidator"), &[file], &dir));
+            jobs.push(common::job(format!("glslangValidator {file}"), Path::new("glslangValidator"), &[file], &dir));
         }
     } else {
         println!("names: no glslangValidator here (apt-get install glslang-tools); the GLSL ES was not validated");
@@ -449,12 +411,12 @@ fn a_spec_of_generated_names_compiles_everywhere() {
             ] {
                 let mut args = ptx.to_vec();
                 args.extend(["-o", out, file]);
-                jobs.push(job(format!("nvcc {file}"), &nvcc, &args, &dir));
+                jobs.push(common::job(format!("nvcc {file}"), &nvcc, &args, &dir));
             }
             // The benchmark and the corpus runner, as their Makefiles build them (host code with OpenMP).
             let bench =
                 ["-Werror", "all-warnings", "-arch=sm_90", "-Icuda_core", "-c", "-o", "obj/bench.o", "cuda_core/check/aether_bench.cu"];
-            jobs.push(job("nvcc cuda_core/check/aether_bench.cu", &nvcc, &bench, &dir));
+            jobs.push(common::job("nvcc cuda_core/check/aether_bench.cu", &nvcc, &bench, &dir));
             let check = [
                 "-arch=sm_90",
                 "-Xcompiler",
@@ -468,7 +430,7 @@ fn a_spec_of_generated_names_compiles_everywhere() {
                 "obj/check.o",
                 "cuda_core/check/aether_check.cu",
             ];
-            jobs.push(job("nvcc cuda_core/check/aether_check.cu", &nvcc, &check, &dir));
+            jobs.push(common::job("nvcc cuda_core/check/aether_check.cu", &nvcc, &check, &dir));
         }
         None => println!("names: no nvcc here (scripts/cuda-toolchain.sh installs one); the CUDA core was not compiled"),
     }
@@ -490,12 +452,16 @@ fn a_spec_of_generated_names_compiles_everywhere() {
     // the nested cargo's probe of rustc failed (E0762, every time); outside,
     // the same run passes.
     let target = std::env::temp_dir().join(format!("aether-names-spec-rust-{}", std::process::id())).display().to_string();
-    let mut cargo =
-        job("cargo build (rust_core, rust-check)", Path::new("cargo"), &["build", "-q", "--workspace", "--target-dir", &target], &dir);
+    let mut cargo = common::job(
+        "cargo build (rust_core, rust-check)",
+        Path::new("cargo"),
+        &["build", "-q", "--workspace", "--target-dir", &target],
+        &dir,
+    );
     cargo.cmd.env("RUSTFLAGS", "-D warnings");
     jobs.push(cargo);
     let count = jobs.len();
-    let failures = run(jobs);
+    let failures = common::run_jobs(jobs);
     let _ = std::fs::remove_dir_all(&target);
     assert!(failures.is_empty(), "{} of {count} compiles failed:\n\n{}", failures.len(), failures.join("\n\n"));
     println!("names: {} files generated from the spec of generated names; {count} compiles by {}", outputs.len(), compiled.join("; "));

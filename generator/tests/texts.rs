@@ -30,7 +30,6 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::Mutex;
 
 use aether_generator::names::{check_text, BIDI_CONTROLS, LINE_BREAKS};
 use aether_generator::targets::shared::check::Guard;
@@ -243,46 +242,11 @@ fn benign_spec() -> (String, String) {
     (spec, text)
 }
 
-/// One compile: a name, the command, its working folder.
-struct Job {
-    name: String,
-    cmd: Command,
-}
-
-fn job(name: impl Into<String>, program: &Path, args: &[&str], dir: &Path) -> Job {
-    let mut cmd = Command::new(program);
-    cmd.args(args).current_dir(dir);
-    Job { name: name.into(), cmd }
-}
-
-/// Runs the jobs on two threads; the failures, each with its first lines of output.
-fn run(jobs: Vec<Job>) -> Vec<String> {
-    let jobs = Mutex::new(jobs);
-    let failures = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let Some(mut j) = jobs.lock().unwrap().pop() else { break };
-                let out = j.cmd.output().unwrap_or_else(|e| panic!("{}: {e}", j.name));
-                // naga prints its errors and still exits 0 on some; glslang prints ERROR lines.
-                let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-                if !out.status.success() || log.contains("ERROR:") || log.contains("Could not parse") {
-                    let head: Vec<&str> = log.lines().take(12).collect();
-                    failures.lock().unwrap().push(format!("{}:\n{}", j.name, head.join("\n")));
-                }
-            });
-        }
-    });
-    let mut f = failures.into_inner().unwrap();
-    f.sort();
-    f
-}
-
 const C99: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-fsyntax-only", "-Ic_core", "-Ic_core/check", "-Icorpus"];
 const GLSL_HEAD: &str = "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp usampler2D;\n";
 
 /// Every compile of the tree under `dir` this machine can run, and the compilers' names.
-fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<Job>, Vec<String>) {
+fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<common::Job>, Vec<String>) {
     let mut jobs = Vec::new();
     let mut late = Vec::new();
     let mut used = Vec::new();
@@ -309,13 +273,13 @@ fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<Job>, Vec<Strin
                 args.retain(|a| *a != "-Wpedantic");
             }
             args.push(file);
-            jobs.push(job(format!("{cc} {file}"), Path::new(cc), &args, dir));
+            jobs.push(common::job(format!("{cc} {file}"), Path::new(cc), &args, dir));
         }
         let cpp = obj.join(format!("headers-{cxx}.cpp"));
         std::fs::write(&cpp, "#include \"aether_core.h\"\n#include \"aether_batch.h\"\n#include \"aether_predicate.h\"\n").unwrap();
         let cpp = cpp.display().to_string();
         let args = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-Ic_core", &cpp];
-        jobs.push(job(format!("{cxx} the headers"), Path::new(cxx), &args, dir));
+        jobs.push(common::job(format!("{cxx} the headers"), Path::new(cxx), &args, dir));
     }
     if let Some(clang) = common::clang_for_opencl() {
         used.push("clang -x cl (OpenCL C 1.2, 3.0)".into());
@@ -339,7 +303,7 @@ fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<Job>, Vec<Strin
                     "-DAETHER_CHECK_SCRATCH=17152",
                     file,
                 ];
-                jobs.push(job(format!("clang {std} {file}"), &clang, &args, dir));
+                jobs.push(common::job(format!("clang {std} {file}"), &clang, &args, dir));
             }
         }
     }
@@ -359,7 +323,7 @@ fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<Job>, Vec<Strin
             .map(String::from)
             .chain(modules.iter().map(|(n, _)| format!("obj/{n}")))
         {
-            jobs.push(job(format!("naga {file}"), Path::new("naga"), &[&file], dir));
+            jobs.push(common::job(format!("naga {file}"), Path::new("naga"), &[&file], dir));
         }
     } else {
         println!("texts: no naga here (cargo install naga-cli); the WGSL was not validated");
@@ -370,7 +334,7 @@ fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<Job>, Vec<Strin
             let src = std::fs::read_to_string(dir.join(format!("glsl_core/{file}.glsl"))).unwrap();
             let vert = format!("obj/{file}.vert");
             std::fs::write(dir.join(&vert), format!("{GLSL_HEAD}{src}\nvoid main() {{ gl_Position = vec4(0.0); }}\n")).unwrap();
-            jobs.push(job(format!("glslangValidator glsl_core/{file}.glsl"), Path::new("glslangValidator"), &[&vert], dir));
+            jobs.push(common::job(format!("glslangValidator glsl_core/{file}.glsl"), Path::new("glslangValidator"), &[&vert], dir));
         }
     } else {
         println!("texts: no glslangValidator here (apt-get install glslang-tools); the GLSL ES was not validated");
@@ -385,7 +349,7 @@ fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<Job>, Vec<Strin
                       extern \"C\" __global__ void aether_texts(int *p) { *p = 0; }\n";
             std::fs::write(obj.join("headers.cu"), cu).unwrap();
             let args = ["-Werror", "all-warnings", "-ptx", "-arch=sm_90", "-Icuda_core", "-o", "obj/headers.ptx", "obj/headers.cu"];
-            late.push(job("nvcc cuda_core/aether_core.cuh, aether_predicate.cuh", &nvcc, &args, dir));
+            late.push(common::job("nvcc cuda_core/aether_core.cuh, aether_predicate.cuh", &nvcc, &args, dir));
         }
         None => println!("texts: no nvcc here (scripts/cuda-toolchain.sh installs one); the CUDA core was not compiled"),
     }
@@ -404,7 +368,7 @@ fn compiles(dir: &Path, model: &aether_generator::Model) -> (Vec<Job>, Vec<Strin
         "obj/aether_core.rmeta",
         "rust_core/src/lib.rs",
     ];
-    jobs.push(job("rustc rust_core/src/lib.rs", Path::new("rustc"), &args, dir));
+    jobs.push(common::job("rustc rust_core/src/lib.rs", Path::new("rustc"), &args, dir));
     jobs.extend(late);
     (jobs, used)
 }
@@ -440,7 +404,7 @@ fn benign_texts_in_every_section_compile_in_every_core() {
     let model = fuzzing::build(&spec).unwrap();
     let (jobs, used) = compiles(&dir, &model);
     let count = jobs.len();
-    let failures = run(jobs);
+    let failures = common::run_jobs(jobs);
     assert!(failures.is_empty(), "{} of {count} compiles failed:\n\n{}", failures.len(), failures.join("\n\n"));
     println!(
         "texts: {} benign texts in {} sections (a tab in the body language's), printed {printed} times in {} files; {count} compiles by {}",
@@ -458,7 +422,7 @@ fn compile_one(dir: &Path, name: &str, source: &str, program: &Path, args: &[&st
     std::fs::write(dir.join(name), source).unwrap();
     let mut all: Vec<&str> = args.to_vec();
     all.push(name);
-    let failures = run(vec![job(name, program, &all, dir)]);
+    let failures = common::run_jobs(vec![common::job(name, program, &all, dir)]);
     if failures.is_empty() {
         Ok(())
     } else {

@@ -187,3 +187,42 @@ pub fn rename_in_table(text: &str, header: &str, from: &str, to: &str) -> Option
     }
     Some(format!("{}{out}{}", &text[..a], &text[b..]))
 }
+
+/// One compile: what it checks, and the command (with its working folder).
+pub struct Job {
+    pub what: String,
+    pub cmd: Command,
+}
+
+/// A compile of `args` by `tool`, run in `dir`.
+pub fn job(what: impl Into<String>, tool: &Path, args: &[&str], dir: &Path) -> Job {
+    let mut cmd = Command::new(tool);
+    cmd.args(args).current_dir(dir);
+    Job { what: what.into(), cmd }
+}
+
+/// Runs the jobs on every core; the failures, sorted, each with its first
+/// lines of output. A job fails on a non-zero exit, and on the error lines
+/// some tools print while they exit 0 (glslang's `ERROR:`, naga's `Could not
+/// parse`).
+pub fn run_jobs(jobs: Vec<Job>) -> Vec<String> {
+    let queue = std::sync::Mutex::new(jobs);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let Some(mut j) = queue.lock().unwrap().pop() else { break };
+                let out = j.cmd.output().unwrap_or_else(|e| panic!("{}: {e}", j.what));
+                let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+                if !out.status.success() || log.contains("ERROR:") || log.contains("Could not parse") {
+                    let head: Vec<&str> = log.lines().take(12).collect();
+                    failures.lock().unwrap().push(format!("{} failed:\n{}", j.what, head.join("\n")));
+                }
+            });
+        }
+    });
+    let mut f = failures.into_inner().unwrap();
+    f.sort();
+    f
+}
