@@ -220,12 +220,12 @@ way_fast_math() {
             return 1
         fi
         grep -q "flush-to-zero is on" "linked-$cc.out" || { cat "linked-$cc.out"; return 1; }
-        if "$cc" -O2 -ffast-math -c aether_core.c -o /dev/null 2>"core-$cc.err"; then
+        if "$cc" -O2 -ffast-math -c aether_core.c -o "core-$cc-fast.o" 2>"core-$cc.err"; then
             echo "aether_core.c compiled with -ffast-math"
             return 1
         fi
         grep -q "#error" "core-$cc.err" || { cat "core-$cc.err"; return 1; }
-        if "$cc" -O2 -ffast-math -DAETHER_HEADER_ONLY main.c -lm -o /dev/null 2>"header-only-$cc.err"; then
+        if "$cc" -O2 -ffast-math -DAETHER_HEADER_ONLY main.c -lm -o "header-only-$cc-fast" 2>"header-only-$cc.err"; then
             echo "a header-only file compiled with -ffast-math"
             return 1
         fi

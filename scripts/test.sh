@@ -10,6 +10,9 @@
 # installs Chromium, Mesa's EGL and GLES, and glslang when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/null-device.sh
+source scripts/null-device.sh
+null_device
 
 need=()
 command -v clang >/dev/null || need+=(clang)

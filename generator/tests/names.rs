@@ -287,8 +287,9 @@ fn a_spec_of_generated_names_compiles_everywhere() {
 
     let mut jobs = Vec::new();
     let mut compiled = Vec::new();
-    let c99 =
-        ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-c", "-o", "/dev/null", "-Ic_core", "-Ic_core/check", "-Icorpus"];
+    // Each object goes to a file of its own under obj/, never to /dev/null (scripts/null-device.sh says why).
+    let c99 = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-c", "-Ic_core", "-Ic_core/check", "-Icorpus"];
+    std::fs::create_dir_all(dir.join("obj")).unwrap();
     for (cc, cxx) in [("gcc", "g++"), ("clang", "clang++")] {
         if !common::have(cc) {
             println!("names: no {cc} here");
@@ -307,9 +308,10 @@ fn a_spec_of_generated_names_compiles_everywhere() {
             ("c_core/check/aether_predicate_flat.c", &[][..]),
             ("c_core/check/aether_check.c", &["-DAETHER_CHECK_BATCH"][..]),
         ] {
+            let object = format!("obj/{}.o", jobs.len());
             let mut args: Vec<&str> = c99.to_vec();
             args.extend_from_slice(extra);
-            args.push(file);
+            args.extend(["-o", &object, file]);
             jobs.push(common::job(format!("{cc} {} {file}", extra.join(" ")), &cc_path, &args, &dir));
         }
         let cpp = dir.join("obj").join(format!("include-{cxx}.cpp"));
@@ -447,10 +449,10 @@ fn a_spec_of_generated_names_compiles_everywhere() {
         "[package]\nname = \"aether-rust-check\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\naether-core = { path = \"../rust_core\" }\n",
     )
     .unwrap();
-    // The nested build's target directory lies outside the workspace's own
-    // `target/`: inside it, under `cargo test --workspace` on a clean clone,
-    // the nested cargo's probe of rustc failed (E0762, every time); outside,
-    // the same run passes.
+    // The nested build has a fresh target directory of its own, so its cargo
+    // probes rustc, which reads the probe's source from /dev/null: where that
+    // was an ordinary file holding an object the gcc jobs beside it wrote,
+    // the probe failed (E0762) and so did this test (scripts/null-device.sh).
     let target = std::env::temp_dir().join(format!("aether-names-spec-rust-{}", std::process::id())).display().to_string();
     let mut cargo = common::job(
         "cargo build (rust_core, rust-check)",

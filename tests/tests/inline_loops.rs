@@ -107,11 +107,14 @@ fn the_inlined_loops_give_the_objects_bits_and_clang_vectorises_them() {
 #[test]
 fn the_item_forms_are_compiled_where_the_core_says() {
     let core = aether_generator::default_root().join("c_core");
+    // The header-only unit: a file of its own (not `-x c /dev/null`: scripts/null-device.sh).
+    let unit = std::env::temp_dir().join(format!("aether-item-forms-{}.c", std::process::id()));
+    std::fs::write(&unit, "#include \"aether_core.h\"\n").unwrap();
     let defined = |cc: &str, header_only: bool, flags: &[&str]| {
         let mut c = Command::new(cc);
         c.args(flags).args(["-std=c99", "-E", "-dM", "-I"]).arg(&core);
         if header_only {
-            c.args(["-DAETHER_HEADER_ONLY", "-include", "aether_core.h", "-x", "c", "/dev/null"]);
+            c.arg("-DAETHER_HEADER_ONLY").arg(&unit);
         } else {
             c.arg(core.join("aether_core.c"));
         }
@@ -141,4 +144,5 @@ fn the_item_forms_are_compiled_where_the_core_says() {
             "{cc} {form} {flags:?}: (AETHER_ITEM_SHUFFLES, AETHER_ITEM_COPIES_BY_16_BYTES)"
         );
     }
+    let _ = std::fs::remove_file(&unit);
 }
