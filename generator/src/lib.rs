@@ -19,6 +19,7 @@ pub mod model;
 pub mod mutants;
 pub mod names;
 pub mod output;
+pub mod packages;
 pub mod policy;
 pub mod predicate;
 pub mod predicate_corpus;

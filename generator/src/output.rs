@@ -11,11 +11,14 @@ use crate::model::Model;
 use crate::predicate_corpus;
 use crate::targets::{self, Output};
 
-/// Folders whose every file the generator owns (the corpus and every
-/// target's core folder): a file there that the generator does not produce
+/// Folders whose every file the generator owns (the corpus, every
+/// target's core folder and every package's generated folder): a file there that the generator does not produce
 /// is an orphan.
 pub fn owned_dirs() -> Vec<&'static str> {
-    std::iter::once("corpus").chain(targets::registry().iter().map(|t| t.folder())).collect()
+    std::iter::once("corpus")
+        .chain(targets::registry().iter().map(|t| t.folder()))
+        .chain(crate::packages::owned_dirs())
+        .collect()
 }
 
 /// The do-not-edit banner of every generated C file.
@@ -43,6 +46,8 @@ pub fn generate(model: &Model) -> Result<Vec<Output>, Error> {
     for t in targets::registry() {
         out.extend(t.render(model, &banner, &all)?);
     }
+    let packages = crate::packages::render(model, &banner, &out)?;
+    out.extend(packages);
     let parts = corpus::parts(model);
     let mut names = Vec::new();
     for (name, idx) in &parts {
