@@ -7,7 +7,8 @@
 # WGSL core on two WebGPU stacks (which installs lavapipe, SwiftShader and
 # Dawn for Node when missing), the OpenCL core on PoCL (which installs
 # pocl-opencl-icd when missing), and the GLSL ES core on two GL stacks (which
-# installs Chromium, Mesa's EGL and GLES, and glslang when missing).
+# installs Chromium, Mesa's EGL and GLES, and glslang when missing), the Python package in a
+# fresh venv (numpy and pytest from PyPI) and the web package in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/null-device.sh
@@ -155,6 +156,11 @@ rust_lane=(
     # figures and CHANGELOG.md's contract id; then the controls (READMEs broken five ways).
     "bash scripts/quickstart.sh"
     "bash scripts/quickstart.sh --control"
+    # The Python package as a numpy user gets it: a fresh venv, `pip install ./python` (the C
+    # core built by the system compiler), then pytest: every batched function in both layouts
+    # on every corpus case and against the reference, every refused argument, numpy's own
+    # results as the negative control, and the READMEs' Python blocks.
+    "bash scripts/python.sh"
 )
 c_lane=(
     "bash scripts/check-c.sh"
@@ -188,6 +194,11 @@ c_lane=(
     # and computed, with and without the renorm; the guard removed). docs/reports/glsl.md and
     # glsl-df64.md are the 10^6 runs.
     "bash scripts/glsl.sh 20000"
+    # The web package in headless Chromium (DevTools protocol): every item of the WGSL and GLSL
+    # cores compiled with what the subset tool gives it, a dropped dependency failing to compile
+    # (the control), 12 functions through WebGPU and WebGL2 from the whole cores and from
+    # subsets, bit for bit against the reference, both self-tests; and the demo's screenshot.
+    "bash scripts/web.sh"
 )
 t0=$SECONDS
 lane "$tmp/rust.log" "${rust_lane[@]}" &

@@ -12,13 +12,10 @@ use crate::predicate_corpus;
 use crate::targets::{self, Output};
 
 /// Folders whose every file the generator owns (the corpus, every
-/// target's core folder and every package's generated folder): a file there that the generator does not produce
-/// is an orphan.
+/// target's core folder and every package's generated folder): a file
+/// there that the generator does not produce is an orphan.
 pub fn owned_dirs() -> Vec<&'static str> {
-    std::iter::once("corpus")
-        .chain(targets::registry().iter().map(|t| t.folder()))
-        .chain(crate::packages::owned_dirs())
-        .collect()
+    std::iter::once("corpus").chain(targets::registry().iter().map(|t| t.folder())).chain(crate::packages::owned_dirs()).collect()
 }
 
 /// The do-not-edit banner of every generated C file.

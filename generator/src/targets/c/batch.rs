@@ -747,14 +747,18 @@ fn item_function(model: &Model, f: &Function) -> Vec<String> {
 }
 
 /// One batch of a function: `_soa` or `_aos`.
-struct Form {
-    name: String,
-    params: Vec<String>,
+#[derive(Debug)]
+pub struct Form {
+    pub name: String,
+    pub params: Vec<String>,
     doc: String,
     body: Vec<String>,
 }
 
-fn form(model: &Model, f: &Function, aos: bool) -> Form {
+/// The `_soa` (`aos` false) or `_aos` form of a lowered function, as
+/// `aether_batch.h` declares it (the Python package's binding table reads
+/// its name and parameters).
+pub fn form(model: &Model, f: &Function, aos: bool) -> Form {
     let t = elem(model, &f.elem);
     let name = model.c_name(f);
     let (v, width) = crate::targets::shared::c_family::simd::vector_elem(t);
