@@ -39,6 +39,9 @@ fi
 node web/test/readme.mjs --check web/README.md
 # And the TypeScript declarations name every export.
 node web/test/dts.mjs
+# The subset tool in Node: slices of the core in its order, the items covering each core, the
+# opaque zero declared where needed, wrong arguments refused (web/test/subset.test.mjs).
+node --test --test-reporter=dot web/test/subset.test.mjs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cargo run -q -p aether-reference --example web_cases >"$work/cases.json"

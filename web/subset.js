@@ -31,6 +31,22 @@ export function itemTable(options = {}) {
   return tables[key].map(([kind, name, start, end, deps], index) => ({ index, kind, name, start, end, deps }));
 }
 
+// The names asked for: a string, or a non-empty array of strings (anything else is a TypeError,
+// never a partial source).
+function nameList(names) {
+  const list = typeof names === 'string' ? [names] : Array.isArray(names) ? [...names] : null;
+  if (list === null || list.some((n) => typeof n !== 'string')) {
+    throw new TypeError(`aether subset: names must be a string or an array of strings, not ${describe(names)}`);
+  }
+  if (list.length === 0) throw new RangeError('aether subset: no names given');
+  return list;
+}
+
+function describe(v) {
+  if (Array.isArray(v)) return `an array holding ${v.map((x) => (typeof x === 'string' ? 'a string' : describe(x))).join(', ')}`;
+  return v === null ? 'null' : typeof v;
+}
+
 // The setters of the opaque words (aether_set_opaque_zero, aether_df64_set_opaque_zero, ...):
 // the functions named *set_opaque_* that write a module variable.
 function setters(table) {
@@ -45,7 +61,7 @@ function setters(table) {
 export function closure(names, options = {}) {
   const table = itemTable(options);
   const text = coreSource(options);
-  const list = typeof names === 'string' ? [names] : [...names];
+  const list = nameList(names);
   const byName = new Map();
   for (const it of table) {
     if (!byName.has(it.name)) byName.set(it.name, []);
@@ -107,7 +123,7 @@ export function opaqueZeroDeclaration({ language = 'wgsl', group = 0, binding = 
 export function subset(names, options = {}) {
   const { language = 'wgsl', core = 'core', opaqueZero = {}, header = true } = options;
   const c = closure(names, { language, core });
-  const list = typeof names === 'string' ? [names] : [...names];
+  const list = nameList(names);
   let out = '';
   if (header) {
     out += `// aether ${sources.version} ${language.toUpperCase()} ${core} (contract ${sources.contractId}), subset: ${list.join(', ')}\n`;
