@@ -3,9 +3,9 @@
 // Written by generator/src/packages/web.rs from the generated cores.
 
 // Every top-level item of each core (generator/src/packages/web.rs): [kind, name, start, end,
-// [indices of the items it references]], in the core's order; start and end are byte offsets (the
-// cores are ASCII, so they are string indices too), from the item's attached comment to past its
-// last newline.
+// [indices of the items it references]], in the core's order; start and end are JavaScript string
+// indices (UTF-16 code units: a spec's text may put non-ASCII characters in a comment), from the
+// item's attached comment to past its last newline.
 
 export const items = {
   wgslCore: [

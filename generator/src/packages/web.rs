@@ -63,9 +63,9 @@ pub fn render(model: &Model, banner: &str, cores: &[Output]) -> Result<Vec<Outpu
     );
     let mut items = format!(
         "{head}\n// Every top-level item of each core (generator/src/packages/web.rs): [kind, name, start, end,\n\
-         // [indices of the items it references]], in the core's order; start and end are byte offsets (the\n\
-         // cores are ASCII, so they are string indices too), from the item's attached comment to past its\n\
-         // last newline.\n\nexport const items = {{\n"
+         // [indices of the items it references]], in the core's order; start and end are JavaScript string\n\
+         // indices (UTF-16 code units: a spec's text may put non-ASCII characters in a comment), from the\n\
+         // item's attached comment to past its last newline.\n\nexport const items = {{\n"
     );
     for (export, path, lang) in SOURCES {
         let core =
@@ -85,6 +85,7 @@ pub fn render(model: &Model, banner: &str, cores: &[Output]) -> Result<Vec<Outpu
             }
         }
         items.push_str(&format!("  {export}: [\n"));
+        let index = Utf16Index::new(text);
         for (i, it) in table.iter().enumerate() {
             let mut deps: Vec<usize> = it
                 .idents
@@ -102,8 +103,8 @@ pub fn render(model: &Model, banner: &str, cores: &[Output]) -> Result<Vec<Outpu
                 "    [{}, {}, {}, {}, [{}]],\n",
                 js_string(it.kind),
                 js_string(&it.name),
-                it.start,
-                it.end,
+                index.at(it.start),
+                index.at(it.end),
                 deps.join(", ")
             ));
         }
@@ -125,6 +126,34 @@ pub fn render(model: &Model, banner: &str, cores: &[Output]) -> Result<Vec<Outpu
         Output::new(format!("{FOLDER}/items.js"), items),
         Output::new(format!("{FOLDER}/selftest.js"), selftest),
     ])
+}
+
+/// Byte offsets of a text as JavaScript string indices (UTF-16 code units);
+/// the same numbers for an ASCII text.
+struct Utf16Index {
+    /// For a non-ASCII text, the index at every byte that starts a character.
+    units: Option<Vec<usize>>,
+}
+
+impl Utf16Index {
+    fn new(text: &str) -> Self {
+        if text.is_ascii() {
+            return Utf16Index { units: None };
+        }
+        let mut units = vec![0; text.len() + 1];
+        let mut u = 0;
+        for (b, c) in text.char_indices() {
+            units[b] = u;
+            u += c.len_utf16();
+        }
+        units[text.len()] = u;
+        Utf16Index { units: Some(units) }
+    }
+
+    /// The index at byte `b`, a character boundary.
+    fn at(&self, b: usize) -> usize {
+        self.units.as_ref().map_or(b, |u| u[b])
+    }
 }
 
 /// The generator's banner as a JavaScript comment (a C comment is one; the
@@ -229,9 +258,8 @@ fn line_start(t: &[u8], i: usize) -> usize {
 
 /// Every top-level item of a core, in order.
 fn scan(text: &str, lang: Lang) -> Result<Vec<Item>, String> {
-    if !text.is_ascii() {
-        return Err("the core is not ASCII (the table's offsets are bytes and string indices at once)".into());
-    }
+    // Bytes: a spec's texts may put non-ASCII characters in the comments (they
+    // are never identifiers or punctuation), which the lexer passes over.
     let t = text.as_bytes();
     let mut items = Vec::new();
     let mut i = 0;
@@ -435,6 +463,22 @@ mod tests {
         );
         assert!(items[1].idents.contains(&"a".to_string()));
         assert!(!items[1].idents.contains(&"b".to_string()));
+    }
+
+    #[test]
+    fn non_ascii_comments_are_passed_over_and_indexed_in_utf16() {
+        // A spec's doc may be any text (names::check_text): é is one UTF-16 unit in two
+        // bytes, 𝜋 two units in four.
+        let src = "// é and 𝜋\nfn f() -> f32 {\n    return 1.0;\n}\n\n// ü\nfn g() -> f32 {\n    return f();\n}\n";
+        let items = scan(src, Lang::Wgsl).unwrap();
+        let index = Utf16Index::new(src);
+        let units: Vec<u16> = src.encode_utf16().collect();
+        for it in &items {
+            let (a, b) = (index.at(it.start), index.at(it.end));
+            assert_eq!(String::from_utf16(&units[a..b]).unwrap(), &src[it.start..it.end]);
+        }
+        assert_eq!(index.at(items[1].start), items[1].start - 3, "é and 𝜋: 6 bytes, 3 units before g");
+        assert_eq!(Utf16Index::new("fn f() {}\n").at(5), 5);
     }
 
     #[test]
