@@ -136,8 +136,8 @@ lane() { # log steps...: runs the steps in order, stopping at the first that fai
 # Every test; the corpus, random and mutant tests print what they compared.
 rust_lane=(
     "cargo test --workspace -- --nocapture"
-    # The Rust core on eight builds (debug, release, x86-64-v3, native, aarch64 under qemu-user,
-    # wasm32 under Node with and without simd128) and a rule mutant's, which must fail: the
+    # The Rust core on seven builds (debug, release, native, aarch64 under qemu-user, wasm32
+    # under Node with and without simd128; the report adds x86-64-v3) and a rule mutant's, which must fail: the
     # corpus and 2000 random inputs per function each (tests/rust_core.rs runs 10^5 in process;
     # docs/reports/rust-core.md is the 10^5 run of every build).
     "bash scripts/rust-core.sh"
