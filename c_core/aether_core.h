@@ -284,6 +284,14 @@ AETHER_API const char *aether_contract_id(void);
 #define AETHER_SELFTEST_DENORMALS_ARE_ZERO 4
 #define AETHER_SELFTEST_WITNESS 8
 #define AETHER_SELFTEST_CONTRACT_ID 16
+/* Witnesses fail and a cause the self-test detects in plain arithmetic explains them: a compiler
+   that fuses products (FUSED), reassociates sums (REASSOCIATED) or ignores the sign of zero
+   (ZERO_SIGN); flushed subnormals have the bits above. RULE: a failing witness that no detected
+   cause explains (a rule of the contract broken; the message names the rules). */
+#define AETHER_SELFTEST_FUSED 32
+#define AETHER_SELFTEST_REASSOCIATED 64
+#define AETHER_SELFTEST_ZERO_SIGN 128
+#define AETHER_SELFTEST_RULE 256
 
 /* Replays the core's 233 witness vectors and checks the floating-point environment of
    the calling thread; with a non-NULL expected_id, also that it equals the object's contract.
@@ -297,7 +305,7 @@ AETHER_API int aether_selftest(const char *expected_id, char *message, size_t si
 /* The longest message aether_selftest() writes, its NUL included: with a buffer of this size
    (char message[AETHER_SELFTEST_MESSAGE_MAX]) no message is cut. A smaller buffer gets the
    message's start, NUL-terminated. */
-#define AETHER_SELFTEST_MESSAGE_MAX 4632
+#define AETHER_SELFTEST_MESSAGE_MAX 5401
 
 /* aether_f32_ulp_distance: the distance between two float values in units in the last place (ULP): how many
    representable values lie between a and b, counted on one ordered line valid across signs, for tests

@@ -193,11 +193,15 @@ struct aether_selftest_report {
     uint zero_sign_ignored;
     uint first_failed;
     uint outside_domain_differ;
+    uint fuses;
+    uint reassociates;
+    uint explained;
+    uint explained_causes;
 };
 
 // The witnesses' and probes' input words, read at an index offset by the opaque zero, so that
 // no compiler evaluates the self-test when it builds the shader.
-const uint aether_witness_words[387] = uint[387](0xc0000000u, 0xbf6da079u, 0x3ec9e325u, 0xbe4faecfu, 0xbf56f85fu, 0x4154f1ddu, 0x3e2438eau, 0xbf7a6cb8u, 0x402dbdb6u, 0x80000000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x80000000u, 0x00000000u, 0x00800000u, 0xffc01234u, 0x00000001u, 0x259f12bbu, 0x564931a6u, 0xbfc371f4u, 0x3dae0589u, 0xc135702fu, 0xc13beeb4u, 0x409c61e4u, 0x4014dbbfu, 0xbdf06bb0u, 0xbef476acu, 0xc1442dd7u, 0x3e02e404u, 0xc104fe4bu, 0xbe26544cu, 0x415a506bu, 0xbf0614dau, 0x3faec766u, 0x4095c74cu, 0x40316d57u, 0x3eb8b92du, 0xc05e1ce1u, 0xc02325e7u, 0xbf7e2c70u, 0x3fa37216u, 0x402f5e8eu, 0xc072d8c7u, 0xbdeac29du, 0x3e89a20au, 0x414efa6eu, 0x4157dc65u, 0x40cef668u, 0xbe7edd58u, 0xbebd1876u, 0x3dfadabdu, 0xbec22962u, 0x4126c2ecu, 0x3f26abd3u, 0xbe3706bcu, 0xbe6fbde3u, 0x3f5eb293u, 0x3f4a8076u, 0x40fc726du, 0xbd8ff205u, 0x409faf8eu, 0x3f901d7bu, 0x3df88e07u, 0xc1665f4cu, 0xbfc00c10u, 0xbfac2047u, 0x40962ab8u, 0x3fdbdee2u, 0xc0bee236u, 0x3f199198u, 0x3eba652fu, 0xc16f3cf1u, 0xbed1f135u, 0x3de72309u, 0x3e227854u, 0xbfc28a4eu, 0xe970390au, 0x00000000u, 0x3f800000u, 0xc0e2b7fcu, 0x40400000u, 0x00000001u, 0x40fc024du, 0xfe950b02u, 0xd6a5edb1u, 0x75b389fbu, 0x780e0606u, 0xc13e85c9u, 0xbf818b94u, 0xbf2d14abu, 0xbfb8b2acu, 0xc3dead04u, 0xcc830d6eu, 0xc08e4832u, 0x40400000u, 0xbf91fb78u, 0x3f3d927fu, 0xc00254b9u, 0xc0400000u, 0xbfcd7545u, 0x417211e5u, 0x3f0009ecu, 0xc0158bbau, 0x3e39e688u, 0x805d2fb5u, 0x27c775f2u, 0xbe31f173u, 0x3f45ccd8u, 0x3f1d1939u, 0x3f02d4e1u, 0x3d9f7f71u, 0x41465ec5u, 0xc10c20a4u, 0xbf117042u, 0x3ee71e51u, 0x00000000u, 0x00000000u, 0x3f800000u, 0x3f8009ecu, 0x3f258057u, 0x3fbaee5eu, 0x3fc1db62u, 0x3e5160c9u, 0x416259cau, 0xc03a78f9u, 0x3f7fa9f3u, 0xbe8b9a4eu, 0xc00e7850u, 0xc04b7ef8u, 0x3e8c1f18u, 0xbe66422au, 0xbee6eee5u, 0xc03647abu, 0x407eed2fu, 0x4067ee3bu, 0x3e40ac86u, 0x3d99de7bu, 0xc16c416fu, 0x3f25ffdbu, 0xc002778fu, 0xc1068a1eu, 0x40d8329eu, 0xc0bb6dd0u, 0xc0fc015au, 0xc0d4244eu, 0x407ec97cu, 0xbf91df4fu, 0xe9ede4ccu, 0x72961646u, 0xe1e40651u, 0xebe4c125u, 0x00000000u, 0x00000000u, 0x3f58c4d5u, 0x00000000u, 0xbed0b8f3u, 0x40400000u, 0xc0800000u, 0x00000000u, 0xbf800000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x3f800000u, 0x80000000u, 0x00000000u, 0x00000000u, 0xff800000u, 0x3f800000u, 0x807fffffu, 0x3f800000u, 0x40000000u, 0x40400000u, 0x00000000u, 0xc0000000u, 0x00000000u, 0x00000000u, 0x40000000u, 0x3f800000u, 0x7fc00000u, 0x807fffffu, 0x7f7fffffu, 0x7f7fffffu, 0x7fa00001u, 0x3f800000u, 0x7f7fffffu, 0x00000000u, 0xc1632856u, 0x6b29c789u, 0x3e9d1994u, 0x00000000u, 0xbfa81d0du, 0x80000000u, 0x81aa4a90u, 0xa6749f62u, 0x402c9ce8u, 0x3df5b09eu, 0x3df75841u, 0xbe4bf352u, 0x3ed62389u, 0x417de576u, 0x3e807b37u, 0xc17864cfu, 0x80000000u, 0x00000000u, 0x00000000u, 0x80000000u, 0xaa7c1e12u, 0xeebbe9b7u, 0xeebbe9b7u, 0xffc01234u, 0x807fffffu, 0x7f800000u, 0x7fc00000u, 0x5f4b7ea6u, 0xf8a89c39u, 0x544eb32du, 0xcd9d0c3bu, 0x421985f0u, 0x4d84016bu, 0x3f6ae35cu, 0xce11fb2eu, 0xc171e1f0u, 0xcd1d2052u, 0x421641a3u, 0xce0c902fu, 0xc1374126u, 0x4e0380eeu, 0x429c2724u, 0x4ea0a117u, 0xc1878a3eu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x3ec43b0cu, 0x410c3e26u, 0x411491acu, 0x3d98705cu, 0xc15aafcdu, 0x00000000u, 0xbda60404u, 0x00000000u, 0x3d88c9bau, 0x00000000u, 0xc093f919u, 0x00000000u, 0x40f33545u, 0x00000000u, 0xbf552012u, 0x00000000u, 0x3eda6697u, 0x00000000u, 0xbec20e31u, 0x00000000u, 0x3f79afb2u, 0x00000000u, 0x40fd5f29u, 0x00000000u, 0xbe783344u, 0x00000000u, 0x415a71a1u, 0x00000000u, 0xc175ea28u, 0x00000000u, 0xbe2803f7u, 0x00000000u, 0xbf1aafbau, 0x00000000u, 0xbee95ccbu, 0x00000000u, 0x411c661du, 0x00000000u, 0xc17e0e40u, 0x00000000u, 0xbd9c064fu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0xffc01234u, 0x3f800000u, 0xffc01234u, 0x416bccebu, 0x00000000u, 0x7fc00000u, 0xbf800000u, 0xffc01234u, 0x40d6a785u, 0xc0725e75u, 0xbec8b3e2u, 0xbf291f39u, 0x3e7a80e6u, 0x41480df6u, 0x3e15fe95u, 0xbdbd15e2u, 0xbeb37884u, 0x3de2d8dbu, 0xc04fd041u, 0xc03be7e9u, 0xbf2614c9u, 0x807fffffu, 0x3daa984fu, 0xbf800000u, 0xbf3b4f6fu, 0x3f52d16cu, 0x80000000u, 0xc120b942u, 0x40800000u, 0x00800000u, 0x3f000000u, 0x00000001u, 0x4b800000u, 0x80000000u, 0x3f800000u, 0x00000000u, 0xbf800000u);
+const uint aether_witness_words[411] = uint[411](0x00800000u, 0x3f000000u, 0x00000001u, 0x4b800000u, 0x80000000u, 0x3f800000u, 0x00000000u, 0xbf800000u, 0x3f800800u, 0x3f800800u, 0xbf801000u, 0x3f800800u, 0x3f800800u, 0x3f801000u, 0x3f800000u, 0x4b800000u, 0xcb800000u, 0x3f800000u, 0x4b800000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x80000000u, 0x00000000u, 0x00000000u, 0x3f800000u, 0x3f800000u, 0x00000000u, 0xc0000000u, 0xbf6da079u, 0x3ec9e325u, 0xbe4faecfu, 0xbf56f85fu, 0x4154f1ddu, 0x3e2438eau, 0xbf7a6cb8u, 0x402dbdb6u, 0x80000000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x80000000u, 0x00000000u, 0x00800000u, 0xffc01234u, 0x00000001u, 0x259f12bbu, 0x564931a6u, 0xbfc371f4u, 0x3dae0589u, 0xc135702fu, 0xc13beeb4u, 0x409c61e4u, 0x4014dbbfu, 0xbdf06bb0u, 0xbef476acu, 0xc1442dd7u, 0x3e02e404u, 0xc104fe4bu, 0xbe26544cu, 0x415a506bu, 0xbf0614dau, 0x3faec766u, 0x4095c74cu, 0x40316d57u, 0x3eb8b92du, 0xc05e1ce1u, 0xc02325e7u, 0xbf7e2c70u, 0x3fa37216u, 0x402f5e8eu, 0xc072d8c7u, 0xbdeac29du, 0x3e89a20au, 0x414efa6eu, 0x4157dc65u, 0x40cef668u, 0xbe7edd58u, 0xbebd1876u, 0x3dfadabdu, 0xbec22962u, 0x4126c2ecu, 0x3f26abd3u, 0xbe3706bcu, 0xbe6fbde3u, 0x3f5eb293u, 0x3f4a8076u, 0x40fc726du, 0xbd8ff205u, 0x409faf8eu, 0x3f901d7bu, 0x3df88e07u, 0xc1665f4cu, 0xbfc00c10u, 0xbfac2047u, 0x40962ab8u, 0x3fdbdee2u, 0xc0bee236u, 0x3f199198u, 0x3eba652fu, 0xc16f3cf1u, 0xbed1f135u, 0x3de72309u, 0x3e227854u, 0xbfc28a4eu, 0xe970390au, 0x00000000u, 0x3f800000u, 0xc0e2b7fcu, 0x40400000u, 0x00000001u, 0x40fc024du, 0xfe950b02u, 0xd6a5edb1u, 0x75b389fbu, 0x780e0606u, 0xc13e85c9u, 0xbf818b94u, 0xbf2d14abu, 0xbfb8b2acu, 0xc3dead04u, 0xcc830d6eu, 0xc08e4832u, 0x40400000u, 0xbf91fb78u, 0x3f3d927fu, 0xc00254b9u, 0xc0400000u, 0xbfcd7545u, 0x417211e5u, 0x3f0009ecu, 0xc0158bbau, 0x3e39e688u, 0x805d2fb5u, 0x27c775f2u, 0xbe31f173u, 0x3f45ccd8u, 0x3f1d1939u, 0x3f02d4e1u, 0x3d9f7f71u, 0x41465ec5u, 0xc10c20a4u, 0xbf117042u, 0x3ee71e51u, 0x00000000u, 0x00000000u, 0x3f800000u, 0x3f8009ecu, 0x3f258057u, 0x3fbaee5eu, 0x3fc1db62u, 0x3e5160c9u, 0x416259cau, 0xc03a78f9u, 0x3f7fa9f3u, 0xbe8b9a4eu, 0xc00e7850u, 0xc04b7ef8u, 0x3e8c1f18u, 0xbe66422au, 0xbee6eee5u, 0xc03647abu, 0x407eed2fu, 0x4067ee3bu, 0x3e40ac86u, 0x3d99de7bu, 0xc16c416fu, 0x3f25ffdbu, 0xc002778fu, 0xc1068a1eu, 0x40d8329eu, 0xc0bb6dd0u, 0xc0fc015au, 0xc0d4244eu, 0x407ec97cu, 0xbf91df4fu, 0xe9ede4ccu, 0x72961646u, 0xe1e40651u, 0xebe4c125u, 0x00000000u, 0x00000000u, 0x3f58c4d5u, 0x00000000u, 0xbed0b8f3u, 0x40400000u, 0xc0800000u, 0x00000000u, 0xbf800000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x3f800000u, 0x80000000u, 0x00000000u, 0x00000000u, 0xff800000u, 0x3f800000u, 0x807fffffu, 0x3f800000u, 0x40000000u, 0x40400000u, 0x00000000u, 0xc0000000u, 0x00000000u, 0x00000000u, 0x40000000u, 0x3f800000u, 0x7fc00000u, 0x807fffffu, 0x7f7fffffu, 0x7f7fffffu, 0x7fa00001u, 0x3f800000u, 0x7f7fffffu, 0x00000000u, 0xc1632856u, 0x6b29c789u, 0x3e9d1994u, 0x00000000u, 0xbfa81d0du, 0x80000000u, 0x81aa4a90u, 0xa6749f62u, 0x402c9ce8u, 0x3df5b09eu, 0x3df75841u, 0xbe4bf352u, 0x3ed62389u, 0x417de576u, 0x3e807b37u, 0xc17864cfu, 0x80000000u, 0x00000000u, 0x00000000u, 0x80000000u, 0xaa7c1e12u, 0xeebbe9b7u, 0xeebbe9b7u, 0xffc01234u, 0x807fffffu, 0x7f800000u, 0x7fc00000u, 0x5f4b7ea6u, 0xf8a89c39u, 0x544eb32du, 0xcd9d0c3bu, 0x421985f0u, 0x4d84016bu, 0x3f6ae35cu, 0xce11fb2eu, 0xc171e1f0u, 0xcd1d2052u, 0x421641a3u, 0xce0c902fu, 0xc1374126u, 0x4e0380eeu, 0x429c2724u, 0x4ea0a117u, 0xc1878a3eu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x3ec43b0cu, 0x410c3e26u, 0x411491acu, 0x3d98705cu, 0xc15aafcdu, 0x00000000u, 0xbda60404u, 0x00000000u, 0x3d88c9bau, 0x00000000u, 0xc093f919u, 0x00000000u, 0x40f33545u, 0x00000000u, 0xbf552012u, 0x00000000u, 0x3eda6697u, 0x00000000u, 0xbec20e31u, 0x00000000u, 0x3f79afb2u, 0x00000000u, 0x40fd5f29u, 0x00000000u, 0xbe783344u, 0x00000000u, 0x415a71a1u, 0x00000000u, 0xc175ea28u, 0x00000000u, 0xbe2803f7u, 0x00000000u, 0xbf1aafbau, 0x00000000u, 0xbee95ccbu, 0x00000000u, 0x411c661du, 0x00000000u, 0xc17e0e40u, 0x00000000u, 0xbd9c064fu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0xffc01234u, 0x3f800000u, 0xffc01234u, 0x416bccebu, 0x00000000u, 0x7fc00000u, 0xbf800000u, 0xffc01234u, 0x40d6a785u, 0xc0725e75u, 0xbec8b3e2u, 0xbf291f39u, 0x3e7a80e6u, 0x41480df6u, 0x3e15fe95u, 0xbdbd15e2u, 0xbeb37884u, 0x3de2d8dbu, 0xc04fd041u, 0xc03be7e9u, 0xbf2614c9u, 0x807fffffu, 0x3daa984fu, 0xbf800000u, 0xbf3b4f6fu, 0x3f52d16cu, 0x80000000u, 0xc120b942u, 0x40800000u);
 
 uint aether_w(uint k) {
     return aether_witness_words[k + aether_opaque_zero];
@@ -3550,522 +3554,550 @@ void aether_mat4f_eigh(aether_mat4f a, inout aether_vec4f w, inout aether_mat4f 
 // The self-test: replays 84 witness vectors (cases that tell a rule of the spec from a plausible mistake) through the core and probes the stack: subnormal results and operands flushed, the sign of a zero ignored.
 // Call aether_set_opaque_zero() with a zero from a uniform first (the witnesses' inputs pass through it, so no compiler folds them when it builds the shader).
 // failed_rules has bit k set for a failing witness of the k-th rule (mutants::ALL order) among the families the spec states as bits on GLSL, for witnesses inside the domain (finite, no subnormal); banded_differ counts witnesses of banded families that differ (allowed within their band), outside_domain_differ those with a NaN, infinity or subnormal word that differ (an implementation may flush or lack NaN).
+// fuses, reassociates, flushes_results, flushes_operands and zero_sign_ignored are the cause probes' findings, in plain arithmetic: a failing witness that one of the detected causes can explain (its mask, from the generator) is counted in explained (explained_causes: the causes that explained them, selftest::Cause bits: 1 fusion, 2 reassociation, 4 flush, 8 zero-sign), not in failed_rules.
 aether_selftest_report aether_selftest() {
-    aether_selftest_report aether_report = aether_selftest_report(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    aether_selftest_report aether_report = aether_selftest_report(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     aether_report.witnesses = 84u;
+    aether_report.flushes_results = (floatBitsToUint(uintBitsToFloat(aether_w(0u)) * uintBitsToFloat(aether_w(1u))) != 0x00400000u) ? 1u : 0u;
+    aether_report.flushes_operands = (floatBitsToUint(uintBitsToFloat(aether_w(2u)) * uintBitsToFloat(aether_w(3u))) != 0x01000000u) ? 1u : 0u;
+    // -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.
+    aether_report.zero_sign_ignored = (floatBitsToUint(uintBitsToFloat(aether_w(4u)) * uintBitsToFloat(aether_w(5u))) != 0x80000000u || floatBitsToUint(uintBitsToFloat(aether_w(6u)) * uintBitsToFloat(aether_w(7u))) != 0x80000000u) ? 1u : 0u;
+    uint aether_guarded_causes = 0u;
+    if (floatBitsToUint(((uintBitsToFloat(aether_w(8u)) * uintBitsToFloat(aether_w(9u))) + uintBitsToFloat(aether_w(10u)))) != 0x00000000u) { aether_report.fuses = 1u; } // fusion
+    if (floatBitsToUint(aether_barrier_f32(((uintBitsToFloat(aether_w(8u)) * uintBitsToFloat(aether_w(9u))) + uintBitsToFloat(aether_w(10u))))) != 0x00000000u) { aether_guarded_causes |= 1u; } // fusion, through the core's barrier
+    if (floatBitsToUint(((uintBitsToFloat(aether_w(11u)) * uintBitsToFloat(aether_w(12u))) - uintBitsToFloat(aether_w(13u)))) != 0x00000000u) { aether_report.fuses = 1u; } // fusion
+    if (floatBitsToUint(aether_barrier_f32(((uintBitsToFloat(aether_w(11u)) * uintBitsToFloat(aether_w(12u))) - uintBitsToFloat(aether_w(13u))))) != 0x00000000u) { aether_guarded_causes |= 1u; } // fusion, through the core's barrier
+    if (floatBitsToUint(((uintBitsToFloat(aether_w(14u)) + uintBitsToFloat(aether_w(15u))) + uintBitsToFloat(aether_w(16u)))) != 0x00000000u) { aether_report.reassociates = 1u; } // reassociation
+    if (floatBitsToUint(aether_barrier_f32((aether_barrier_f32((uintBitsToFloat(aether_w(14u)) + uintBitsToFloat(aether_w(15u)))) + uintBitsToFloat(aether_w(16u))))) != 0x00000000u) { aether_guarded_causes |= 2u; } // reassociation, through the core's barrier
+    if (floatBitsToUint(((uintBitsToFloat(aether_w(17u)) + uintBitsToFloat(aether_w(18u))) - uintBitsToFloat(aether_w(18u)))) != 0x00000000u) { aether_report.reassociates = 1u; } // reassociation
+    if (floatBitsToUint(aether_barrier_f32((aether_barrier_f32((uintBitsToFloat(aether_w(17u)) + uintBitsToFloat(aether_w(18u)))) - uintBitsToFloat(aether_w(18u))))) != 0x00000000u) { aether_guarded_causes |= 2u; } // reassociation, through the core's barrier
+    if (floatBitsToUint(((uintBitsToFloat(aether_w(20u)) * -1.0))) != 0x80000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    if (floatBitsToUint((0.0 - uintBitsToFloat(aether_w(23u)))) != 0x00000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    if (floatBitsToUint((uintBitsToFloat(aether_w(26u)) + 0.0)) != 0x00000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    if (floatBitsToUint((((uintBitsToFloat(aether_w(29u)) - uintBitsToFloat(aether_w(30u))) * -1.0))) != 0x80000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    uint aether_causes = ((aether_report.fuses != 0u) ? 1u : 0u) | ((aether_report.reassociates != 0u) ? 2u : 0u) | ((aether_report.flushes_results != 0u) ? 4u : 0u) | ((aether_report.flushes_operands != 0u) ? 4u : 0u) | ((aether_report.zero_sign_ignored != 0u) ? 8u : 0u);
+    aether_guarded_causes |= aether_causes & 12u;
     { // witness 0: aether_vec3f_sum discriminates fold-left
-        aether_vec3f a = aether_vec3f(uintBitsToFloat(aether_w(0u)), uintBitsToFloat(aether_w(1u)), uintBitsToFloat(aether_w(2u)));
+        aether_vec3f a = aether_vec3f(uintBitsToFloat(aether_w(32u)), uintBitsToFloat(aether_w(33u)), uintBitsToFloat(aether_w(34u)));
         float aether_got = aether_vec3f_sum(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xc0222bb9u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 1: aether_vec3f_dot discriminates fold-left
-        aether_vec3f a = aether_vec3f(uintBitsToFloat(aether_w(3u)), uintBitsToFloat(aether_w(4u)), uintBitsToFloat(aether_w(5u)));
-        aether_vec3f b = aether_vec3f(uintBitsToFloat(aether_w(6u)), uintBitsToFloat(aether_w(7u)), uintBitsToFloat(aether_w(8u)));
+        aether_vec3f a = aether_vec3f(uintBitsToFloat(aether_w(35u)), uintBitsToFloat(aether_w(36u)), uintBitsToFloat(aether_w(37u)));
+        aether_vec3f b = aether_vec3f(uintBitsToFloat(aether_w(38u)), uintBitsToFloat(aether_w(39u)), uintBitsToFloat(aether_w(40u)));
         float aether_got = aether_vec3f_dot(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x4213ad19u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 2: aether_vec2f_sum discriminates fold-seeded
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(9u)), uintBitsToFloat(aether_w(10u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(41u)), uintBitsToFloat(aether_w(42u)));
         float aether_got = aether_vec2f_sum(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 3: aether_vec2f_dot discriminates fold-seeded
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(11u)), uintBitsToFloat(aether_w(12u)));
-        aether_vec2f b = aether_vec2f(uintBitsToFloat(aether_w(13u)), uintBitsToFloat(aether_w(14u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(43u)), uintBitsToFloat(aether_w(44u)));
+        aether_vec2f b = aether_vec2f(uintBitsToFloat(aether_w(45u)), uintBitsToFloat(aether_w(46u)));
         float aether_got = aether_vec2f_dot(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 4: aether_vec2f_div discriminates true-division
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(15u)), uintBitsToFloat(aether_w(16u)));
-        float s = uintBitsToFloat(aether_w(17u));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(47u)), uintBitsToFloat(aether_w(48u)));
+        float s = uintBitsToFloat(aether_w(49u));
         aether_vec2f aether_got = aether_vec2f_div(a, s);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0x7f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 5: aether_vec2f_normalize discriminates true-division
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(18u)), uintBitsToFloat(aether_w(19u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(50u)), uintBitsToFloat(aether_w(51u)));
         aether_vec2f aether_got = aether_vec2f_normalize(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0x0eca67c5u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x3f7fffffu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 6: aether_vec2f_lerp discriminates fma
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(20u)), uintBitsToFloat(aether_w(21u)));
-        aether_vec2f b = aether_vec2f(uintBitsToFloat(aether_w(22u)), uintBitsToFloat(aether_w(23u)));
-        float t = uintBitsToFloat(aether_w(24u));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(52u)), uintBitsToFloat(aether_w(53u)));
+        aether_vec2f b = aether_vec2f(uintBitsToFloat(aether_w(54u)), uintBitsToFloat(aether_w(55u)));
+        float t = uintBitsToFloat(aether_w(56u));
         aether_vec2f aether_got = aether_vec2f_lerp(a, b, t);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xc245ee00u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xc266ecdau, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 7: aether_vec2f_dot discriminates fma
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(25u)), uintBitsToFloat(aether_w(26u)));
-        aether_vec2f b = aether_vec2f(uintBitsToFloat(aether_w(27u)), uintBitsToFloat(aether_w(28u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(57u)), uintBitsToFloat(aether_w(58u)));
+        aether_vec2f b = aether_vec2f(uintBitsToFloat(aether_w(59u)), uintBitsToFloat(aether_w(60u)));
         float aether_got = aether_vec2f_dot(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3ea85c34u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 8: aether_vec2f_squared_norm discriminates fma
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(29u)), uintBitsToFloat(aether_w(30u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(61u)), uintBitsToFloat(aether_w(62u)));
         float aether_got = aether_vec2f_squared_norm(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x428a36d2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 9: aether_vec2f_norm discriminates fma
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(31u)), uintBitsToFloat(aether_w(32u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(63u)), uintBitsToFloat(aether_w(64u)));
         float aether_got = aether_vec2f_norm(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x415a5460u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 10: aether_vec2f_normalize discriminates fma
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(33u)), uintBitsToFloat(aether_w(34u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(65u)), uintBitsToFloat(aether_w(66u)));
         aether_vec2f aether_got = aether_vec2f_normalize(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xbeb75d1du, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x3f6f050cu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 11: aether_vec3f_cross discriminates fma
-        aether_vec3f a = aether_vec3f(uintBitsToFloat(aether_w(35u)), uintBitsToFloat(aether_w(36u)), uintBitsToFloat(aether_w(37u)));
-        aether_vec3f b = aether_vec3f(uintBitsToFloat(aether_w(38u)), uintBitsToFloat(aether_w(39u)), uintBitsToFloat(aether_w(40u)));
+        aether_vec3f a = aether_vec3f(uintBitsToFloat(aether_w(67u)), uintBitsToFloat(aether_w(68u)), uintBitsToFloat(aether_w(69u)));
+        aether_vec3f b = aether_vec3f(uintBitsToFloat(aether_w(70u)), uintBitsToFloat(aether_w(71u)), uintBitsToFloat(aether_w(72u)));
         aether_vec3f aether_got = aether_vec3f_cross(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xbfea9951u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x405948c4u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0xc013dd40u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 12: aether_vec3f_reflect discriminates fma
-        aether_vec3f v = aether_vec3f(uintBitsToFloat(aether_w(41u)), uintBitsToFloat(aether_w(42u)), uintBitsToFloat(aether_w(43u)));
-        aether_vec3f n = aether_vec3f(uintBitsToFloat(aether_w(44u)), uintBitsToFloat(aether_w(45u)), uintBitsToFloat(aether_w(46u)));
+        aether_vec3f v = aether_vec3f(uintBitsToFloat(aether_w(73u)), uintBitsToFloat(aether_w(74u)), uintBitsToFloat(aether_w(75u)));
+        aether_vec3f n = aether_vec3f(uintBitsToFloat(aether_w(76u)), uintBitsToFloat(aether_w(77u)), uintBitsToFloat(aether_w(78u)));
         aether_vec3f aether_got = aether_vec3f_reflect(v, n);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xc11d7533u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x41e680b3u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0x449c5cd0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 13: aether_quatf_mul discriminates fma
-        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(47u)), uintBitsToFloat(aether_w(48u)), uintBitsToFloat(aether_w(49u)), uintBitsToFloat(aether_w(50u)));
-        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(51u)), uintBitsToFloat(aether_w(52u)), uintBitsToFloat(aether_w(53u)), uintBitsToFloat(aether_w(54u)));
+        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(79u)), uintBitsToFloat(aether_w(80u)), uintBitsToFloat(aether_w(81u)), uintBitsToFloat(aether_w(82u)));
+        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(83u)), uintBitsToFloat(aether_w(84u)), uintBitsToFloat(aether_w(85u)), uintBitsToFloat(aether_w(86u)));
         aether_quatf aether_got = aether_quatf_mul(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.w), 0x40de121au, true, false) && aether_selftest_word(floatBitsToUint(aether_got.x), 0xbf22febcu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x4308835du, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0x42981b1au, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 14: aether_quatf_rotate discriminates fma
-        aether_quatf q = aether_quatf(uintBitsToFloat(aether_w(55u)), uintBitsToFloat(aether_w(56u)), uintBitsToFloat(aether_w(57u)), uintBitsToFloat(aether_w(58u)));
-        aether_vec3f v = aether_vec3f(uintBitsToFloat(aether_w(59u)), uintBitsToFloat(aether_w(60u)), uintBitsToFloat(aether_w(61u)));
+        aether_quatf q = aether_quatf(uintBitsToFloat(aether_w(87u)), uintBitsToFloat(aether_w(88u)), uintBitsToFloat(aether_w(89u)), uintBitsToFloat(aether_w(90u)));
+        aether_vec3f v = aether_vec3f(uintBitsToFloat(aether_w(91u)), uintBitsToFloat(aether_w(92u)), uintBitsToFloat(aether_w(93u)));
         aether_vec3f aether_got = aether_quatf_rotate(q, v);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xc18a84c8u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x3f83ff6cu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0xc06b93a2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 15: aether_mat2f_mul_vec discriminates fma
-        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(62u)), uintBitsToFloat(aether_w(63u)), uintBitsToFloat(aether_w(64u)), uintBitsToFloat(aether_w(65u))));
-        aether_vec2f v = aether_vec2f(uintBitsToFloat(aether_w(66u)), uintBitsToFloat(aether_w(67u)));
+        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(94u)), uintBitsToFloat(aether_w(95u)), uintBitsToFloat(aether_w(96u)), uintBitsToFloat(aether_w(97u))));
+        aether_vec2f v = aether_vec2f(uintBitsToFloat(aether_w(98u)), uintBitsToFloat(aether_w(99u)));
         aether_vec2f aether_got = aether_mat2f_mul_vec(m, v);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xbf71cb38u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x41452308u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 16: aether_mat2f_mul discriminates fma
-        aether_mat2f a = aether_mat2f(float[4](uintBitsToFloat(aether_w(68u)), uintBitsToFloat(aether_w(69u)), uintBitsToFloat(aether_w(70u)), uintBitsToFloat(aether_w(71u))));
-        aether_mat2f b = aether_mat2f(float[4](uintBitsToFloat(aether_w(72u)), uintBitsToFloat(aether_w(73u)), uintBitsToFloat(aether_w(74u)), uintBitsToFloat(aether_w(75u))));
+        aether_mat2f a = aether_mat2f(float[4](uintBitsToFloat(aether_w(100u)), uintBitsToFloat(aether_w(101u)), uintBitsToFloat(aether_w(102u)), uintBitsToFloat(aether_w(103u))));
+        aether_mat2f b = aether_mat2f(float[4](uintBitsToFloat(aether_w(104u)), uintBitsToFloat(aether_w(105u)), uintBitsToFloat(aether_w(106u)), uintBitsToFloat(aether_w(107u))));
         aether_mat2f aether_got = aether_mat2f_mul(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.m[0]), 0xc1d2dc2eu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[1]), 0xbfd34cf0u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[2]), 0xc10edb31u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[3]), 0xbe40bb4cu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 17: aether_mat2f_dot discriminates fma
-        aether_mat2f a = aether_mat2f(float[4](uintBitsToFloat(aether_w(76u)), uintBitsToFloat(aether_w(77u)), uintBitsToFloat(aether_w(78u)), uintBitsToFloat(aether_w(79u))));
-        aether_mat2f b = aether_mat2f(float[4](uintBitsToFloat(aether_w(80u)), uintBitsToFloat(aether_w(81u)), uintBitsToFloat(aether_w(82u)), uintBitsToFloat(aether_w(83u))));
+        aether_mat2f a = aether_mat2f(float[4](uintBitsToFloat(aether_w(108u)), uintBitsToFloat(aether_w(109u)), uintBitsToFloat(aether_w(110u)), uintBitsToFloat(aether_w(111u))));
+        aether_mat2f b = aether_mat2f(float[4](uintBitsToFloat(aether_w(112u)), uintBitsToFloat(aether_w(113u)), uintBitsToFloat(aether_w(114u)), uintBitsToFloat(aether_w(115u))));
         float aether_got = aether_mat2f_dot(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xea342ac8u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 18: aether_mat2f_determinant discriminates fma
-        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(84u)), uintBitsToFloat(aether_w(85u)), uintBitsToFloat(aether_w(86u)), uintBitsToFloat(aether_w(87u))));
+        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(116u)), uintBitsToFloat(aether_w(117u)), uintBitsToFloat(aether_w(118u)), uintBitsToFloat(aether_w(119u))));
         float aether_got = aether_mat2f_determinant(m);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 19: aether_mat2f_inverse_adjugate discriminates fma
-        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(88u)), uintBitsToFloat(aether_w(89u)), uintBitsToFloat(aether_w(90u)), uintBitsToFloat(aether_w(91u))));
+        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(120u)), uintBitsToFloat(aether_w(121u)), uintBitsToFloat(aether_w(122u)), uintBitsToFloat(aether_w(123u))));
         aether_mat2f aether_got = aether_mat2f_inverse_adjugate(m);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.m[0]), 0xbdb31f9cu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[1]), 0x3d7b454du, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[2]), 0x3d27db5du, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[3]), 0xbf38c5b8u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 20: aether_f32_sin_poly discriminates fma
-        float u = uintBitsToFloat(aether_w(92u));
+        float u = uintBitsToFloat(aether_w(124u));
         float aether_got = aether_f32_sin_poly(u);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xc38df6a8u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 21: aether_f32_cos_poly discriminates fma
-        float u = uintBitsToFloat(aether_w(93u));
+        float u = uintBitsToFloat(aether_w(125u));
         float aether_got = aether_f32_cos_poly(u);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x51d7dc80u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 22: aether_f32_tan_poly discriminates fma
-        float u = uintBitsToFloat(aether_w(94u));
+        float u = uintBitsToFloat(aether_w(126u));
         float aether_got = aether_f32_tan_poly(u);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xc1199c88u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 23: aether_f32_atan_poly discriminates fma
-        float u = uintBitsToFloat(aether_w(95u));
+        float u = uintBitsToFloat(aether_w(127u));
         float aether_got = aether_f32_atan_poly(u);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xc04aee35u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 24: aether_f32_asin_poly discriminates fma
-        float z = uintBitsToFloat(aether_w(96u));
+        float z = uintBitsToFloat(aether_w(128u));
         float aether_got = aether_f32_asin_poly(z);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3d6983b0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 25: aether_f32_exp_poly discriminates fma
-        float r = uintBitsToFloat(aether_w(97u));
+        float r = uintBitsToFloat(aether_w(129u));
         float aether_got = aether_f32_exp_poly(r);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3f266df2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 26: aether_f32_exp2_poly discriminates fma
-        float r = uintBitsToFloat(aether_w(98u));
+        float r = uintBitsToFloat(aether_w(130u));
         float aether_got = aether_f32_exp2_poly(r);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3e21bc4eu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 27: aether_f32_log_poly discriminates fma
-        float z = uintBitsToFloat(aether_w(99u));
+        float z = uintBitsToFloat(aether_w(131u));
         float aether_got = aether_f32_log_poly(z);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x40084814u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 28: aether_f32_pow_poly discriminates fma
-        float z = uintBitsToFloat(aether_w(100u));
+        float z = uintBitsToFloat(aether_w(132u));
         float aether_got = aether_f32_pow_poly(z);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3cc7d720u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 29: aether_f32_sincos discriminates fma
-        float a = uintBitsToFloat(aether_w(101u));
+        float a = uintBitsToFloat(aether_w(133u));
         aether_vec2f aether_got = aether_f32_sincos(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0x3f0bfe37u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xbf5654d7u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 30: aether_f32_sin discriminates fma
-        float a = uintBitsToFloat(aether_w(102u));
+        float a = uintBitsToFloat(aether_w(134u));
         float aether_got = aether_f32_sin(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3ef588aeu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 31: aether_f32_cos discriminates fma
-        float a = uintBitsToFloat(aether_w(103u));
+        float a = uintBitsToFloat(aether_w(135u));
         float aether_got = aether_f32_cos(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbf317299u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 32: aether_f32_atan discriminates fma
-        float x = uintBitsToFloat(aether_w(104u));
+        float x = uintBitsToFloat(aether_w(136u));
         float aether_got = aether_f32_atan(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3e37e5ceu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 33: aether_f32_atan2 discriminates fma
-        float y = uintBitsToFloat(aether_w(105u));
-        float x = uintBitsToFloat(aether_w(106u));
+        float y = uintBitsToFloat(aether_w(137u));
+        float x = uintBitsToFloat(aether_w(138u));
         float aether_got = aether_f32_atan2(y, x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x97ef33bau, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 34: aether_f32_exp discriminates fma
-        float x = uintBitsToFloat(aether_w(107u));
+        float x = uintBitsToFloat(aether_w(139u));
         float aether_got = aether_f32_exp(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3f572a39u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 35: aether_f32_log discriminates fma
-        float x = uintBitsToFloat(aether_w(108u));
+        float x = uintBitsToFloat(aether_w(140u));
         float aether_got = aether_f32_log(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbe840e1cu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 36: aether_f32_exp2 discriminates fma
-        float x = uintBitsToFloat(aether_w(109u));
+        float x = uintBitsToFloat(aether_w(141u));
         float aether_got = aether_f32_exp2(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3fc3dbb6u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 37: aether_f32_log2 discriminates fma
-        float x = uintBitsToFloat(aether_w(110u));
+        float x = uintBitsToFloat(aether_w(142u));
         float aether_got = aether_f32_log2(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbf77eb3du, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 38: aether_f32_pow discriminates fma
-        float x = uintBitsToFloat(aether_w(111u));
-        float y = uintBitsToFloat(aether_w(112u));
+        float x = uintBitsToFloat(aether_w(143u));
+        float y = uintBitsToFloat(aether_w(144u));
         float aether_got = aether_f32_pow(x, y);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x28a24d2bu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 39: aether_f32_tan discriminates fma
-        float a = uintBitsToFloat(aether_w(113u));
+        float a = uintBitsToFloat(aether_w(145u));
         float aether_got = aether_f32_tan(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3f497da5u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 40: aether_f32_asin discriminates fma
-        float x = uintBitsToFloat(aether_w(114u));
+        float x = uintBitsToFloat(aether_w(146u));
         float aether_got = aether_f32_asin(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbf1aae12u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 41: aether_f32_acos discriminates fma
-        float x = uintBitsToFloat(aether_w(115u));
+        float x = uintBitsToFloat(aether_w(147u));
         float aether_got = aether_f32_acos(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3f8d1d62u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 42: aether_quatf_from_axis_angle discriminates fma
-        aether_vec3f axis = aether_vec3f(uintBitsToFloat(aether_w(116u)), uintBitsToFloat(aether_w(117u)), uintBitsToFloat(aether_w(118u)));
-        float angle = uintBitsToFloat(aether_w(119u));
+        aether_vec3f axis = aether_vec3f(uintBitsToFloat(aether_w(148u)), uintBitsToFloat(aether_w(149u)), uintBitsToFloat(aether_w(150u)));
+        float angle = uintBitsToFloat(aether_w(151u));
         aether_quatf aether_got = aether_quatf_from_axis_angle(axis, angle);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.w), 0x3f60a47eu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.x), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0x3ef588aeu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 43: aether_mat3f_from_euler_xyz discriminates fma
-        float ax = uintBitsToFloat(aether_w(120u));
-        float ay = uintBitsToFloat(aether_w(121u));
-        float az = uintBitsToFloat(aether_w(122u));
+        float ax = uintBitsToFloat(aether_w(152u));
+        float ay = uintBitsToFloat(aether_w(153u));
+        float az = uintBitsToFloat(aether_w(154u));
         aether_mat3f aether_got = aether_mat3f_from_euler_xyz(ax, ay, az);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.m[0]), 0x3bcb1a73u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[1]), 0xbde146cfu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[2]), 0x3f7e710cu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[3]), 0x3f54a3afu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[4]), 0xbf0d88aau, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[5]), 0xbd87eb51u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[6]), 0x3f0e8a86u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[7]), 0x3f537343u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[8]), 0x3db41a0eu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 44: aether_quatf_slerp discriminates fma
-        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(123u)), uintBitsToFloat(aether_w(124u)), uintBitsToFloat(aether_w(125u)), uintBitsToFloat(aether_w(126u)));
-        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(127u)), uintBitsToFloat(aether_w(128u)), uintBitsToFloat(aether_w(129u)), uintBitsToFloat(aether_w(130u)));
-        float t = uintBitsToFloat(aether_w(131u));
+        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(155u)), uintBitsToFloat(aether_w(156u)), uintBitsToFloat(aether_w(157u)), uintBitsToFloat(aether_w(158u)));
+        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(159u)), uintBitsToFloat(aether_w(160u)), uintBitsToFloat(aether_w(161u)), uintBitsToFloat(aether_w(162u)));
+        float t = uintBitsToFloat(aether_w(163u));
         aether_quatf aether_got = aether_quatf_slerp(a, b, t);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.w), 0x3c31f6c5u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.x), 0x3f776580u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xbe7beb5bu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0x3d971c95u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 45: aether_f32_jacobi_rotation discriminates fma
-        float app = uintBitsToFloat(aether_w(132u));
-        float aqq = uintBitsToFloat(aether_w(133u));
-        float apq = uintBitsToFloat(aether_w(134u));
+        float app = uintBitsToFloat(aether_w(164u));
+        float aqq = uintBitsToFloat(aether_w(165u));
+        float apq = uintBitsToFloat(aether_w(166u));
         aether_rotationf aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.c), 0x3f4d7329u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.s), 0xbf18baceu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.t), 0xbf3e4eebu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.tau), 0xbea975f0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 46: aether_f32_jacobi_update discriminates fma
-        float g = uintBitsToFloat(aether_w(135u));
-        float h = uintBitsToFloat(aether_w(136u));
-        aether_rotationf r = aether_rotationf(uintBitsToFloat(aether_w(137u)), uintBitsToFloat(aether_w(138u)), uintBitsToFloat(aether_w(139u)), uintBitsToFloat(aether_w(140u)));
+        float g = uintBitsToFloat(aether_w(167u));
+        float h = uintBitsToFloat(aether_w(168u));
+        aether_rotationf r = aether_rotationf(uintBitsToFloat(aether_w(169u)), uintBitsToFloat(aether_w(170u)), uintBitsToFloat(aether_w(171u)), uintBitsToFloat(aether_w(172u)));
         aether_vec2f aether_got = aether_f32_jacobi_update(g, h, r);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xc2cd5d0cu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xc26bf1edu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 47: aether_f32_jacobi_diag discriminates fma
-        float app = uintBitsToFloat(aether_w(141u));
-        float aqq = uintBitsToFloat(aether_w(142u));
-        float apq = uintBitsToFloat(aether_w(143u));
-        aether_rotationf r = aether_rotationf(uintBitsToFloat(aether_w(144u)), uintBitsToFloat(aether_w(145u)), uintBitsToFloat(aether_w(146u)), uintBitsToFloat(aether_w(147u)));
+        float app = uintBitsToFloat(aether_w(173u));
+        float aqq = uintBitsToFloat(aether_w(174u));
+        float apq = uintBitsToFloat(aether_w(175u));
+        aether_rotationf r = aether_rotationf(uintBitsToFloat(aether_w(176u)), uintBitsToFloat(aether_w(177u)), uintBitsToFloat(aether_w(178u)), uintBitsToFloat(aether_w(179u)));
         aether_vec2f aether_got = aether_f32_jacobi_diag(app, aqq, apq, r);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0x416e8ad2u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xc1847dd0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 48: aether_vec2f_norm discriminates hypot
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(148u)), uintBitsToFloat(aether_w(149u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(180u)), uintBitsToFloat(aether_w(181u)));
         float aether_got = aether_vec2f_norm(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x7f800000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 49: aether_vec2f_normalize discriminates hypot
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(150u)), uintBitsToFloat(aether_w(151u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(182u)), uintBitsToFloat(aether_w(183u)));
         aether_vec2f aether_got = aether_vec2f_normalize(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 50: aether_f32_neg discriminates neg-sub
-        float a = uintBitsToFloat(aether_w(152u));
+        float a = uintBitsToFloat(aether_w(184u));
         float aether_got = aether_f32_neg(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x80000000u, true, false))) {
+            if ((aether_causes & 8u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_causes & 8u; } else { // causes: zero-sign
             aether_report.failed_rules |= 32u; // neg-sub
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 51u; }
+            }
         }
     }
     { // witness 51: aether_quatf_conjugate discriminates neg-sub
-        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(153u)), uintBitsToFloat(aether_w(154u)), uintBitsToFloat(aether_w(155u)), uintBitsToFloat(aether_w(156u)));
+        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(185u)), uintBitsToFloat(aether_w(186u)), uintBitsToFloat(aether_w(187u)), uintBitsToFloat(aether_w(188u)));
         aether_quatf aether_got = aether_quatf_conjugate(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.w), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.x), 0xbf58c4d5u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0x3ed0b8f3u, true, false))) {
+            if ((aether_causes & 8u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_causes & 8u; } else { // causes: zero-sign
             aether_report.failed_rules |= 32u; // neg-sub
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 52u; }
+            }
         }
     }
     { // witness 52: aether_mat2f_inverse_adjugate discriminates neg-sub
-        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(157u)), uintBitsToFloat(aether_w(158u)), uintBitsToFloat(aether_w(159u)), uintBitsToFloat(aether_w(160u))));
+        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(189u)), uintBitsToFloat(aether_w(190u)), uintBitsToFloat(aether_w(191u)), uintBitsToFloat(aether_w(192u))));
         aether_mat2f aether_got = aether_mat2f_inverse_adjugate(m);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.m[0]), 0x3eaaaaabu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[1]), 0xbfaaaaabu, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[2]), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[3]), 0xbf800000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 53: aether_f32_atan2 discriminates neg-sub
-        float y = uintBitsToFloat(aether_w(161u));
-        float x = uintBitsToFloat(aether_w(162u));
+        float y = uintBitsToFloat(aether_w(193u));
+        float x = uintBitsToFloat(aether_w(194u));
         float aether_got = aether_f32_atan2(y, x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 54: aether_f32_pow discriminates neg-sub
-        float x = uintBitsToFloat(aether_w(163u));
-        float y = uintBitsToFloat(aether_w(164u));
+        float x = uintBitsToFloat(aether_w(195u));
+        float y = uintBitsToFloat(aether_w(196u));
         float aether_got = aether_f32_pow(x, y);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 55: aether_mat3f_from_euler_xyz discriminates neg-sub
-        float ax = uintBitsToFloat(aether_w(165u));
-        float ay = uintBitsToFloat(aether_w(166u));
-        float az = uintBitsToFloat(aether_w(167u));
+        float ax = uintBitsToFloat(aether_w(197u));
+        float ay = uintBitsToFloat(aether_w(198u));
+        float az = uintBitsToFloat(aether_w(199u));
         aether_mat3f aether_got = aether_mat3f_from_euler_xyz(ax, ay, az);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.m[0]), 0x3f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[1]), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[2]), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[3]), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[4]), 0x3f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[5]), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[6]), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[7]), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[8]), 0x3f800000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 56: aether_f32_jacobi_rotation discriminates neg-sub
-        float app = uintBitsToFloat(aether_w(168u));
-        float aqq = uintBitsToFloat(aether_w(169u));
-        float apq = uintBitsToFloat(aether_w(170u));
+        float app = uintBitsToFloat(aether_w(200u));
+        float aqq = uintBitsToFloat(aether_w(201u));
+        float apq = uintBitsToFloat(aether_w(202u));
         aether_rotationf aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.c), 0x3f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.s), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.t), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.tau), 0x80000000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 57: aether_mat3f_inverse_adjugate discriminates neg-swap
-        aether_mat3f m = aether_mat3f(float[9](uintBitsToFloat(aether_w(171u)), uintBitsToFloat(aether_w(172u)), uintBitsToFloat(aether_w(173u)), uintBitsToFloat(aether_w(174u)), uintBitsToFloat(aether_w(175u)), uintBitsToFloat(aether_w(176u)), uintBitsToFloat(aether_w(177u)), uintBitsToFloat(aether_w(178u)), uintBitsToFloat(aether_w(179u))));
+        aether_mat3f m = aether_mat3f(float[9](uintBitsToFloat(aether_w(203u)), uintBitsToFloat(aether_w(204u)), uintBitsToFloat(aether_w(205u)), uintBitsToFloat(aether_w(206u)), uintBitsToFloat(aether_w(207u)), uintBitsToFloat(aether_w(208u)), uintBitsToFloat(aether_w(209u)), uintBitsToFloat(aether_w(210u)), uintBitsToFloat(aether_w(211u))));
         aether_mat3f aether_got = aether_mat3f_inverse_adjugate(m);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.m[0]), 0x3f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[1]), 0xc0000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[2]), 0xc0400000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[3]), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[4]), 0xbf000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[5]), 0x00000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[6]), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[7]), 0x3f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[8]), 0x3f800000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 58: aether_vec2f_max_norm discriminates max-select-swapped
-        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(180u)), uintBitsToFloat(aether_w(181u)));
+        aether_vec2f a = aether_vec2f(uintBitsToFloat(aether_w(212u)), uintBitsToFloat(aether_w(213u)));
         float aether_got = aether_vec2f_max_norm(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 59: aether_mat2f_mul_vec discriminates column-major
-        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(182u)), uintBitsToFloat(aether_w(183u)), uintBitsToFloat(aether_w(184u)), uintBitsToFloat(aether_w(185u))));
-        aether_vec2f v = aether_vec2f(uintBitsToFloat(aether_w(186u)), uintBitsToFloat(aether_w(187u)));
+        aether_mat2f m = aether_mat2f(float[4](uintBitsToFloat(aether_w(214u)), uintBitsToFloat(aether_w(215u)), uintBitsToFloat(aether_w(216u)), uintBitsToFloat(aether_w(217u))));
+        aether_vec2f v = aether_vec2f(uintBitsToFloat(aether_w(218u)), uintBitsToFloat(aether_w(219u)));
         aether_vec2f aether_got = aether_mat2f_mul_vec(m, v);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0x7f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 60: aether_mat2f_mul discriminates column-major
-        aether_mat2f a = aether_mat2f(float[4](uintBitsToFloat(aether_w(188u)), uintBitsToFloat(aether_w(189u)), uintBitsToFloat(aether_w(190u)), uintBitsToFloat(aether_w(191u))));
-        aether_mat2f b = aether_mat2f(float[4](uintBitsToFloat(aether_w(192u)), uintBitsToFloat(aether_w(193u)), uintBitsToFloat(aether_w(194u)), uintBitsToFloat(aether_w(195u))));
+        aether_mat2f a = aether_mat2f(float[4](uintBitsToFloat(aether_w(220u)), uintBitsToFloat(aether_w(221u)), uintBitsToFloat(aether_w(222u)), uintBitsToFloat(aether_w(223u))));
+        aether_mat2f b = aether_mat2f(float[4](uintBitsToFloat(aether_w(224u)), uintBitsToFloat(aether_w(225u)), uintBitsToFloat(aether_w(226u)), uintBitsToFloat(aether_w(227u))));
         aether_mat2f aether_got = aether_mat2f_mul(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.m[0]), 0x41952c40u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[1]), 0xd2223be3u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[2]), 0xbece553au, true, false) && aether_selftest_word(floatBitsToUint(aether_got.m[3]), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 61: aether_quatf_mul discriminates quat-xyzw
-        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(196u)), uintBitsToFloat(aether_w(197u)), uintBitsToFloat(aether_w(198u)), uintBitsToFloat(aether_w(199u)));
-        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(200u)), uintBitsToFloat(aether_w(201u)), uintBitsToFloat(aether_w(202u)), uintBitsToFloat(aether_w(203u)));
+        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(228u)), uintBitsToFloat(aether_w(229u)), uintBitsToFloat(aether_w(230u)), uintBitsToFloat(aether_w(231u)));
+        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(232u)), uintBitsToFloat(aether_w(233u)), uintBitsToFloat(aether_w(234u)), uintBitsToFloat(aether_w(235u)));
         aether_quatf aether_got = aether_quatf_mul(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.w), 0xc07978e6u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.x), 0x42241861u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xbf121ff8u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0xc22f5cf2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 62: aether_quatf_conjugate discriminates quat-xyzw
-        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(204u)), uintBitsToFloat(aether_w(205u)), uintBitsToFloat(aether_w(206u)), uintBitsToFloat(aether_w(207u)));
+        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(236u)), uintBitsToFloat(aether_w(237u)), uintBitsToFloat(aether_w(238u)), uintBitsToFloat(aether_w(239u)));
         aether_quatf aether_got = aether_quatf_conjugate(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.w), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.x), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x80000000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0x00000000u, true, false))) {
+            if ((aether_causes & 8u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_causes & 8u; } else { // causes: zero-sign
             aether_report.failed_rules |= 512u; // quat-xyzw
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 63u; }
+            }
         }
     }
     { // witness 63: aether_f32_two_sum_err discriminates uncompensated
-        float a = uintBitsToFloat(aether_w(208u));
-        float b = uintBitsToFloat(aether_w(209u));
-        float s = uintBitsToFloat(aether_w(210u));
+        float a = uintBitsToFloat(aether_w(240u));
+        float b = uintBitsToFloat(aether_w(241u));
+        float s = uintBitsToFloat(aether_w(242u));
         float aether_got = aether_f32_two_sum_err(a, b, s);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xaa7c1e12u, true, false))) {
+            if ((aether_guarded_causes & 2u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 2u; } else { // causes: reassociation
             aether_report.failed_rules |= 1024u; // uncompensated
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 64u; }
+            }
         }
     }
     { // witness 64: aether_f32_two_sum discriminates uncompensated
-        float a = uintBitsToFloat(aether_w(211u));
-        float b = uintBitsToFloat(aether_w(212u));
+        float a = uintBitsToFloat(aether_w(243u));
+        float b = uintBitsToFloat(aether_w(244u));
         aether_pairf aether_got = aether_f32_two_sum(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.hi), 0x7fc00000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.comp), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 65: aether_pairf_value discriminates non-finite-kept
-        aether_pairf p = aether_pairf(uintBitsToFloat(aether_w(213u)), uintBitsToFloat(aether_w(214u)));
+        aether_pairf p = aether_pairf(uintBitsToFloat(aether_w(245u)), uintBitsToFloat(aether_w(246u)));
         float aether_got = aether_pairf_value(p);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x7f800000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 66: aether_f32_jacobi_rotation discriminates non-finite-kept
-        float app = uintBitsToFloat(aether_w(215u));
-        float aqq = uintBitsToFloat(aether_w(216u));
-        float apq = uintBitsToFloat(aether_w(217u));
+        float app = uintBitsToFloat(aether_w(247u));
+        float aqq = uintBitsToFloat(aether_w(248u));
+        float apq = uintBitsToFloat(aether_w(249u));
         aether_rotationf aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.c), 0x3f800000u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.s), 0x9b1cea68u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.t), 0x9b1cea68u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.tau), 0x9a9cea68u, true, false))) {
             aether_report.banded_differ += 1u;
@@ -4073,206 +4105,210 @@ aether_selftest_report aether_selftest() {
     }
     { // witness 67: aether_pairf_reduce32 discriminates rounds-reversed
         aether_pairf aether_lanes[32];
-        aether_lanes[0] = aether_pairf(uintBitsToFloat(aether_w(218u)), uintBitsToFloat(aether_w(219u)));
-        aether_lanes[1] = aether_pairf(uintBitsToFloat(aether_w(220u)), uintBitsToFloat(aether_w(221u)));
-        aether_lanes[2] = aether_pairf(uintBitsToFloat(aether_w(222u)), uintBitsToFloat(aether_w(223u)));
-        aether_lanes[3] = aether_pairf(uintBitsToFloat(aether_w(224u)), uintBitsToFloat(aether_w(225u)));
-        aether_lanes[4] = aether_pairf(uintBitsToFloat(aether_w(226u)), uintBitsToFloat(aether_w(227u)));
-        aether_lanes[5] = aether_pairf(uintBitsToFloat(aether_w(228u)), uintBitsToFloat(aether_w(229u)));
-        aether_lanes[6] = aether_pairf(uintBitsToFloat(aether_w(230u)), uintBitsToFloat(aether_w(231u)));
-        aether_lanes[7] = aether_pairf(uintBitsToFloat(aether_w(232u)), uintBitsToFloat(aether_w(233u)));
-        aether_lanes[8] = aether_pairf(uintBitsToFloat(aether_w(234u)), uintBitsToFloat(aether_w(235u)));
-        aether_lanes[9] = aether_pairf(uintBitsToFloat(aether_w(236u)), uintBitsToFloat(aether_w(237u)));
-        aether_lanes[10] = aether_pairf(uintBitsToFloat(aether_w(238u)), uintBitsToFloat(aether_w(239u)));
-        aether_lanes[11] = aether_pairf(uintBitsToFloat(aether_w(240u)), uintBitsToFloat(aether_w(241u)));
-        aether_lanes[12] = aether_pairf(uintBitsToFloat(aether_w(242u)), uintBitsToFloat(aether_w(243u)));
-        aether_lanes[13] = aether_pairf(uintBitsToFloat(aether_w(244u)), uintBitsToFloat(aether_w(245u)));
-        aether_lanes[14] = aether_pairf(uintBitsToFloat(aether_w(246u)), uintBitsToFloat(aether_w(247u)));
-        aether_lanes[15] = aether_pairf(uintBitsToFloat(aether_w(248u)), uintBitsToFloat(aether_w(249u)));
-        aether_lanes[16] = aether_pairf(uintBitsToFloat(aether_w(250u)), uintBitsToFloat(aether_w(251u)));
-        aether_lanes[17] = aether_pairf(uintBitsToFloat(aether_w(252u)), uintBitsToFloat(aether_w(253u)));
-        aether_lanes[18] = aether_pairf(uintBitsToFloat(aether_w(254u)), uintBitsToFloat(aether_w(255u)));
-        aether_lanes[19] = aether_pairf(uintBitsToFloat(aether_w(256u)), uintBitsToFloat(aether_w(257u)));
-        aether_lanes[20] = aether_pairf(uintBitsToFloat(aether_w(258u)), uintBitsToFloat(aether_w(259u)));
-        aether_lanes[21] = aether_pairf(uintBitsToFloat(aether_w(260u)), uintBitsToFloat(aether_w(261u)));
-        aether_lanes[22] = aether_pairf(uintBitsToFloat(aether_w(262u)), uintBitsToFloat(aether_w(263u)));
-        aether_lanes[23] = aether_pairf(uintBitsToFloat(aether_w(264u)), uintBitsToFloat(aether_w(265u)));
-        aether_lanes[24] = aether_pairf(uintBitsToFloat(aether_w(266u)), uintBitsToFloat(aether_w(267u)));
-        aether_lanes[25] = aether_pairf(uintBitsToFloat(aether_w(268u)), uintBitsToFloat(aether_w(269u)));
-        aether_lanes[26] = aether_pairf(uintBitsToFloat(aether_w(270u)), uintBitsToFloat(aether_w(271u)));
-        aether_lanes[27] = aether_pairf(uintBitsToFloat(aether_w(272u)), uintBitsToFloat(aether_w(273u)));
-        aether_lanes[28] = aether_pairf(uintBitsToFloat(aether_w(274u)), uintBitsToFloat(aether_w(275u)));
-        aether_lanes[29] = aether_pairf(uintBitsToFloat(aether_w(276u)), uintBitsToFloat(aether_w(277u)));
-        aether_lanes[30] = aether_pairf(uintBitsToFloat(aether_w(278u)), uintBitsToFloat(aether_w(279u)));
-        aether_lanes[31] = aether_pairf(uintBitsToFloat(aether_w(280u)), uintBitsToFloat(aether_w(281u)));
+        aether_lanes[0] = aether_pairf(uintBitsToFloat(aether_w(250u)), uintBitsToFloat(aether_w(251u)));
+        aether_lanes[1] = aether_pairf(uintBitsToFloat(aether_w(252u)), uintBitsToFloat(aether_w(253u)));
+        aether_lanes[2] = aether_pairf(uintBitsToFloat(aether_w(254u)), uintBitsToFloat(aether_w(255u)));
+        aether_lanes[3] = aether_pairf(uintBitsToFloat(aether_w(256u)), uintBitsToFloat(aether_w(257u)));
+        aether_lanes[4] = aether_pairf(uintBitsToFloat(aether_w(258u)), uintBitsToFloat(aether_w(259u)));
+        aether_lanes[5] = aether_pairf(uintBitsToFloat(aether_w(260u)), uintBitsToFloat(aether_w(261u)));
+        aether_lanes[6] = aether_pairf(uintBitsToFloat(aether_w(262u)), uintBitsToFloat(aether_w(263u)));
+        aether_lanes[7] = aether_pairf(uintBitsToFloat(aether_w(264u)), uintBitsToFloat(aether_w(265u)));
+        aether_lanes[8] = aether_pairf(uintBitsToFloat(aether_w(266u)), uintBitsToFloat(aether_w(267u)));
+        aether_lanes[9] = aether_pairf(uintBitsToFloat(aether_w(268u)), uintBitsToFloat(aether_w(269u)));
+        aether_lanes[10] = aether_pairf(uintBitsToFloat(aether_w(270u)), uintBitsToFloat(aether_w(271u)));
+        aether_lanes[11] = aether_pairf(uintBitsToFloat(aether_w(272u)), uintBitsToFloat(aether_w(273u)));
+        aether_lanes[12] = aether_pairf(uintBitsToFloat(aether_w(274u)), uintBitsToFloat(aether_w(275u)));
+        aether_lanes[13] = aether_pairf(uintBitsToFloat(aether_w(276u)), uintBitsToFloat(aether_w(277u)));
+        aether_lanes[14] = aether_pairf(uintBitsToFloat(aether_w(278u)), uintBitsToFloat(aether_w(279u)));
+        aether_lanes[15] = aether_pairf(uintBitsToFloat(aether_w(280u)), uintBitsToFloat(aether_w(281u)));
+        aether_lanes[16] = aether_pairf(uintBitsToFloat(aether_w(282u)), uintBitsToFloat(aether_w(283u)));
+        aether_lanes[17] = aether_pairf(uintBitsToFloat(aether_w(284u)), uintBitsToFloat(aether_w(285u)));
+        aether_lanes[18] = aether_pairf(uintBitsToFloat(aether_w(286u)), uintBitsToFloat(aether_w(287u)));
+        aether_lanes[19] = aether_pairf(uintBitsToFloat(aether_w(288u)), uintBitsToFloat(aether_w(289u)));
+        aether_lanes[20] = aether_pairf(uintBitsToFloat(aether_w(290u)), uintBitsToFloat(aether_w(291u)));
+        aether_lanes[21] = aether_pairf(uintBitsToFloat(aether_w(292u)), uintBitsToFloat(aether_w(293u)));
+        aether_lanes[22] = aether_pairf(uintBitsToFloat(aether_w(294u)), uintBitsToFloat(aether_w(295u)));
+        aether_lanes[23] = aether_pairf(uintBitsToFloat(aether_w(296u)), uintBitsToFloat(aether_w(297u)));
+        aether_lanes[24] = aether_pairf(uintBitsToFloat(aether_w(298u)), uintBitsToFloat(aether_w(299u)));
+        aether_lanes[25] = aether_pairf(uintBitsToFloat(aether_w(300u)), uintBitsToFloat(aether_w(301u)));
+        aether_lanes[26] = aether_pairf(uintBitsToFloat(aether_w(302u)), uintBitsToFloat(aether_w(303u)));
+        aether_lanes[27] = aether_pairf(uintBitsToFloat(aether_w(304u)), uintBitsToFloat(aether_w(305u)));
+        aether_lanes[28] = aether_pairf(uintBitsToFloat(aether_w(306u)), uintBitsToFloat(aether_w(307u)));
+        aether_lanes[29] = aether_pairf(uintBitsToFloat(aether_w(308u)), uintBitsToFloat(aether_w(309u)));
+        aether_lanes[30] = aether_pairf(uintBitsToFloat(aether_w(310u)), uintBitsToFloat(aether_w(311u)));
+        aether_lanes[31] = aether_pairf(uintBitsToFloat(aether_w(312u)), uintBitsToFloat(aether_w(313u)));
         aether_pairf aether_got = aether_pairf_reduce32(aether_lanes);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.hi), 0x4de4d488u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.comp), 0x4176ce10u, true, false))) {
+            if ((aether_guarded_causes & 3u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 3u; } else { // causes: fusion, reassociation
             aether_report.failed_rules |= 8192u; // rounds-reversed
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 68u; }
+            }
         }
     }
     { // witness 68: aether_pairf_combine discriminates comp-dropped
-        aether_pairf a = aether_pairf(uintBitsToFloat(aether_w(282u)), uintBitsToFloat(aether_w(283u)));
-        aether_pairf b = aether_pairf(uintBitsToFloat(aether_w(284u)), uintBitsToFloat(aether_w(285u)));
+        aether_pairf a = aether_pairf(uintBitsToFloat(aether_w(314u)), uintBitsToFloat(aether_w(315u)));
+        aether_pairf b = aether_pairf(uintBitsToFloat(aether_w(316u)), uintBitsToFloat(aether_w(317u)));
         aether_pairf aether_got = aether_pairf_combine(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.hi), 0x411ab384u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.comp), 0x410d6f07u, true, false))) {
+            if ((aether_guarded_causes & 2u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 2u; } else { // causes: reassociation
             aether_report.failed_rules |= 262144u; // comp-dropped
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 69u; }
+            }
         }
     }
     { // witness 69: aether_pairf_reduce32 discriminates comp-dropped
         aether_pairf aether_lanes[32];
-        aether_lanes[0] = aether_pairf(uintBitsToFloat(aether_w(286u)), uintBitsToFloat(aether_w(287u)));
-        aether_lanes[1] = aether_pairf(uintBitsToFloat(aether_w(288u)), uintBitsToFloat(aether_w(289u)));
-        aether_lanes[2] = aether_pairf(uintBitsToFloat(aether_w(290u)), uintBitsToFloat(aether_w(291u)));
-        aether_lanes[3] = aether_pairf(uintBitsToFloat(aether_w(292u)), uintBitsToFloat(aether_w(293u)));
-        aether_lanes[4] = aether_pairf(uintBitsToFloat(aether_w(294u)), uintBitsToFloat(aether_w(295u)));
-        aether_lanes[5] = aether_pairf(uintBitsToFloat(aether_w(296u)), uintBitsToFloat(aether_w(297u)));
-        aether_lanes[6] = aether_pairf(uintBitsToFloat(aether_w(298u)), uintBitsToFloat(aether_w(299u)));
-        aether_lanes[7] = aether_pairf(uintBitsToFloat(aether_w(300u)), uintBitsToFloat(aether_w(301u)));
-        aether_lanes[8] = aether_pairf(uintBitsToFloat(aether_w(302u)), uintBitsToFloat(aether_w(303u)));
-        aether_lanes[9] = aether_pairf(uintBitsToFloat(aether_w(304u)), uintBitsToFloat(aether_w(305u)));
-        aether_lanes[10] = aether_pairf(uintBitsToFloat(aether_w(306u)), uintBitsToFloat(aether_w(307u)));
-        aether_lanes[11] = aether_pairf(uintBitsToFloat(aether_w(308u)), uintBitsToFloat(aether_w(309u)));
-        aether_lanes[12] = aether_pairf(uintBitsToFloat(aether_w(310u)), uintBitsToFloat(aether_w(311u)));
-        aether_lanes[13] = aether_pairf(uintBitsToFloat(aether_w(312u)), uintBitsToFloat(aether_w(313u)));
-        aether_lanes[14] = aether_pairf(uintBitsToFloat(aether_w(314u)), uintBitsToFloat(aether_w(315u)));
-        aether_lanes[15] = aether_pairf(uintBitsToFloat(aether_w(316u)), uintBitsToFloat(aether_w(317u)));
-        aether_lanes[16] = aether_pairf(uintBitsToFloat(aether_w(318u)), uintBitsToFloat(aether_w(319u)));
-        aether_lanes[17] = aether_pairf(uintBitsToFloat(aether_w(320u)), uintBitsToFloat(aether_w(321u)));
-        aether_lanes[18] = aether_pairf(uintBitsToFloat(aether_w(322u)), uintBitsToFloat(aether_w(323u)));
-        aether_lanes[19] = aether_pairf(uintBitsToFloat(aether_w(324u)), uintBitsToFloat(aether_w(325u)));
-        aether_lanes[20] = aether_pairf(uintBitsToFloat(aether_w(326u)), uintBitsToFloat(aether_w(327u)));
-        aether_lanes[21] = aether_pairf(uintBitsToFloat(aether_w(328u)), uintBitsToFloat(aether_w(329u)));
-        aether_lanes[22] = aether_pairf(uintBitsToFloat(aether_w(330u)), uintBitsToFloat(aether_w(331u)));
-        aether_lanes[23] = aether_pairf(uintBitsToFloat(aether_w(332u)), uintBitsToFloat(aether_w(333u)));
-        aether_lanes[24] = aether_pairf(uintBitsToFloat(aether_w(334u)), uintBitsToFloat(aether_w(335u)));
-        aether_lanes[25] = aether_pairf(uintBitsToFloat(aether_w(336u)), uintBitsToFloat(aether_w(337u)));
-        aether_lanes[26] = aether_pairf(uintBitsToFloat(aether_w(338u)), uintBitsToFloat(aether_w(339u)));
-        aether_lanes[27] = aether_pairf(uintBitsToFloat(aether_w(340u)), uintBitsToFloat(aether_w(341u)));
-        aether_lanes[28] = aether_pairf(uintBitsToFloat(aether_w(342u)), uintBitsToFloat(aether_w(343u)));
-        aether_lanes[29] = aether_pairf(uintBitsToFloat(aether_w(344u)), uintBitsToFloat(aether_w(345u)));
-        aether_lanes[30] = aether_pairf(uintBitsToFloat(aether_w(346u)), uintBitsToFloat(aether_w(347u)));
-        aether_lanes[31] = aether_pairf(uintBitsToFloat(aether_w(348u)), uintBitsToFloat(aether_w(349u)));
+        aether_lanes[0] = aether_pairf(uintBitsToFloat(aether_w(318u)), uintBitsToFloat(aether_w(319u)));
+        aether_lanes[1] = aether_pairf(uintBitsToFloat(aether_w(320u)), uintBitsToFloat(aether_w(321u)));
+        aether_lanes[2] = aether_pairf(uintBitsToFloat(aether_w(322u)), uintBitsToFloat(aether_w(323u)));
+        aether_lanes[3] = aether_pairf(uintBitsToFloat(aether_w(324u)), uintBitsToFloat(aether_w(325u)));
+        aether_lanes[4] = aether_pairf(uintBitsToFloat(aether_w(326u)), uintBitsToFloat(aether_w(327u)));
+        aether_lanes[5] = aether_pairf(uintBitsToFloat(aether_w(328u)), uintBitsToFloat(aether_w(329u)));
+        aether_lanes[6] = aether_pairf(uintBitsToFloat(aether_w(330u)), uintBitsToFloat(aether_w(331u)));
+        aether_lanes[7] = aether_pairf(uintBitsToFloat(aether_w(332u)), uintBitsToFloat(aether_w(333u)));
+        aether_lanes[8] = aether_pairf(uintBitsToFloat(aether_w(334u)), uintBitsToFloat(aether_w(335u)));
+        aether_lanes[9] = aether_pairf(uintBitsToFloat(aether_w(336u)), uintBitsToFloat(aether_w(337u)));
+        aether_lanes[10] = aether_pairf(uintBitsToFloat(aether_w(338u)), uintBitsToFloat(aether_w(339u)));
+        aether_lanes[11] = aether_pairf(uintBitsToFloat(aether_w(340u)), uintBitsToFloat(aether_w(341u)));
+        aether_lanes[12] = aether_pairf(uintBitsToFloat(aether_w(342u)), uintBitsToFloat(aether_w(343u)));
+        aether_lanes[13] = aether_pairf(uintBitsToFloat(aether_w(344u)), uintBitsToFloat(aether_w(345u)));
+        aether_lanes[14] = aether_pairf(uintBitsToFloat(aether_w(346u)), uintBitsToFloat(aether_w(347u)));
+        aether_lanes[15] = aether_pairf(uintBitsToFloat(aether_w(348u)), uintBitsToFloat(aether_w(349u)));
+        aether_lanes[16] = aether_pairf(uintBitsToFloat(aether_w(350u)), uintBitsToFloat(aether_w(351u)));
+        aether_lanes[17] = aether_pairf(uintBitsToFloat(aether_w(352u)), uintBitsToFloat(aether_w(353u)));
+        aether_lanes[18] = aether_pairf(uintBitsToFloat(aether_w(354u)), uintBitsToFloat(aether_w(355u)));
+        aether_lanes[19] = aether_pairf(uintBitsToFloat(aether_w(356u)), uintBitsToFloat(aether_w(357u)));
+        aether_lanes[20] = aether_pairf(uintBitsToFloat(aether_w(358u)), uintBitsToFloat(aether_w(359u)));
+        aether_lanes[21] = aether_pairf(uintBitsToFloat(aether_w(360u)), uintBitsToFloat(aether_w(361u)));
+        aether_lanes[22] = aether_pairf(uintBitsToFloat(aether_w(362u)), uintBitsToFloat(aether_w(363u)));
+        aether_lanes[23] = aether_pairf(uintBitsToFloat(aether_w(364u)), uintBitsToFloat(aether_w(365u)));
+        aether_lanes[24] = aether_pairf(uintBitsToFloat(aether_w(366u)), uintBitsToFloat(aether_w(367u)));
+        aether_lanes[25] = aether_pairf(uintBitsToFloat(aether_w(368u)), uintBitsToFloat(aether_w(369u)));
+        aether_lanes[26] = aether_pairf(uintBitsToFloat(aether_w(370u)), uintBitsToFloat(aether_w(371u)));
+        aether_lanes[27] = aether_pairf(uintBitsToFloat(aether_w(372u)), uintBitsToFloat(aether_w(373u)));
+        aether_lanes[28] = aether_pairf(uintBitsToFloat(aether_w(374u)), uintBitsToFloat(aether_w(375u)));
+        aether_lanes[29] = aether_pairf(uintBitsToFloat(aether_w(376u)), uintBitsToFloat(aether_w(377u)));
+        aether_lanes[30] = aether_pairf(uintBitsToFloat(aether_w(378u)), uintBitsToFloat(aether_w(379u)));
+        aether_lanes[31] = aether_pairf(uintBitsToFloat(aether_w(380u)), uintBitsToFloat(aether_w(381u)));
         aether_pairf aether_got = aether_pairf_reduce32(aether_lanes);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.hi), 0xc13f6050u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.comp), 0x351a0000u, true, false))) {
+            if ((aether_guarded_causes & 3u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 3u; } else { // causes: fusion, reassociation
             aether_report.failed_rules |= 262144u; // comp-dropped
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 70u; }
+            }
         }
     }
     { // witness 70: aether_f32_fmin discriminates nan-first
-        float a = uintBitsToFloat(aether_w(350u));
-        float b = uintBitsToFloat(aether_w(351u));
+        float a = uintBitsToFloat(aether_w(382u));
+        float b = uintBitsToFloat(aether_w(383u));
         float aether_got = aether_f32_fmin(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3f800000u, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 71: aether_f32_fmax discriminates nan-first
-        float a = uintBitsToFloat(aether_w(352u));
-        float b = uintBitsToFloat(aether_w(353u));
+        float a = uintBitsToFloat(aether_w(384u));
+        float b = uintBitsToFloat(aether_w(385u));
         float aether_got = aether_f32_fmax(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x416bccebu, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 72: aether_f32_fmin discriminates nan-second
-        float a = uintBitsToFloat(aether_w(354u));
-        float b = uintBitsToFloat(aether_w(355u));
+        float a = uintBitsToFloat(aether_w(386u));
+        float b = uintBitsToFloat(aether_w(387u));
         float aether_got = aether_f32_fmin(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x00000000u, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 73: aether_f32_fmax discriminates nan-second
-        float a = uintBitsToFloat(aether_w(356u));
-        float b = uintBitsToFloat(aether_w(357u));
+        float a = uintBitsToFloat(aether_w(388u));
+        float b = uintBitsToFloat(aether_w(389u));
         float aether_got = aether_f32_fmax(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbf800000u, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 74: aether_quatf_mul discriminates reassociate
-        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(358u)), uintBitsToFloat(aether_w(359u)), uintBitsToFloat(aether_w(360u)), uintBitsToFloat(aether_w(361u)));
-        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(362u)), uintBitsToFloat(aether_w(363u)), uintBitsToFloat(aether_w(364u)), uintBitsToFloat(aether_w(365u)));
+        aether_quatf a = aether_quatf(uintBitsToFloat(aether_w(390u)), uintBitsToFloat(aether_w(391u)), uintBitsToFloat(aether_w(392u)), uintBitsToFloat(aether_w(393u)));
+        aether_quatf b = aether_quatf(uintBitsToFloat(aether_w(394u)), uintBitsToFloat(aether_w(395u)), uintBitsToFloat(aether_w(396u)), uintBitsToFloat(aether_w(397u)));
         aether_quatf aether_got = aether_quatf_mul(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.w), 0x4243f3b7u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.x), 0x42a62854u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xc0f723d8u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.z), 0x4064339au, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 75: aether_pairf_combine discriminates reassociate
-        aether_pairf a = aether_pairf(uintBitsToFloat(aether_w(366u)), uintBitsToFloat(aether_w(367u)));
-        aether_pairf b = aether_pairf(uintBitsToFloat(aether_w(368u)), uintBitsToFloat(aether_w(369u)));
+        aether_pairf a = aether_pairf(uintBitsToFloat(aether_w(398u)), uintBitsToFloat(aether_w(399u)));
+        aether_pairf b = aether_pairf(uintBitsToFloat(aether_w(400u)), uintBitsToFloat(aether_w(401u)));
         aether_pairf aether_got = aether_pairf_combine(a, b);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.hi), 0xc0663f52u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.comp), 0xc034d122u, true, false))) {
+            if ((aether_guarded_causes & 2u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 2u; } else { // causes: reassociation
             aether_report.failed_rules |= 2097152u; // reassociate
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 76u; }
+            }
         }
     }
     { // witness 76: aether_f32_atan discriminates reciprocal
-        float x = uintBitsToFloat(aether_w(370u));
+        float x = uintBitsToFloat(aether_w(402u));
         float aether_got = aether_f32_atan(x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbf1353ecu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 77: aether_f32_atan2 discriminates reciprocal
-        float y = uintBitsToFloat(aether_w(371u));
-        float x = uintBitsToFloat(aether_w(372u));
+        float y = uintBitsToFloat(aether_w(403u));
+        float x = uintBitsToFloat(aether_w(404u));
         float aether_got = aether_f32_atan2(y, x);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x824014a8u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 78: aether_f32_sincos discriminates product-order
-        float a = uintBitsToFloat(aether_w(373u));
+        float a = uintBitsToFloat(aether_w(405u));
         aether_vec2f aether_got = aether_f32_sincos(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0xbf576aa4u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0x3f0a5141u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 79: aether_f32_sin discriminates product-order
-        float a = uintBitsToFloat(aether_w(374u));
+        float a = uintBitsToFloat(aether_w(406u));
         float aether_got = aether_f32_sin(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbf2b09fdu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 80: aether_f32_sin_poly discriminates coefficient-bit
-        float u = uintBitsToFloat(aether_w(375u));
+        float u = uintBitsToFloat(aether_w(407u));
         float aether_got = aether_f32_sin_poly(u);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbe23c68fu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 81: aether_f32_cos_poly discriminates coefficient-bit
-        float u = uintBitsToFloat(aether_w(376u));
+        float u = uintBitsToFloat(aether_w(408u));
         float aether_got = aether_f32_cos_poly(u);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0x3d2aaaaau, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 82: aether_f32_sincos discriminates reduction-constant
-        float a = uintBitsToFloat(aether_w(377u));
+        float a = uintBitsToFloat(aether_w(409u));
         aether_vec2f aether_got = aether_f32_sincos(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got.x), 0x3f14d6c6u, true, false) && aether_selftest_word(floatBitsToUint(aether_got.y), 0xbf504929u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 83: aether_f32_sin discriminates reduction-constant
-        float a = uintBitsToFloat(aether_w(378u));
+        float a = uintBitsToFloat(aether_w(410u));
         float aether_got = aether_f32_sin(a);
         if (!(aether_selftest_word(floatBitsToUint(aether_got), 0xbf41bdcfu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
-    aether_report.flushes_results = (floatBitsToUint(uintBitsToFloat(aether_w(379u)) * uintBitsToFloat(aether_w(380u))) != 0x00400000u) ? 1u : 0u;
-    aether_report.flushes_operands = (floatBitsToUint(uintBitsToFloat(aether_w(381u)) * uintBitsToFloat(aether_w(382u))) != 0x01000000u) ? 1u : 0u;
-    // -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.
-    aether_report.zero_sign_ignored = (floatBitsToUint(uintBitsToFloat(aether_w(383u)) * uintBitsToFloat(aether_w(384u))) != 0x80000000u || floatBitsToUint(uintBitsToFloat(aether_w(385u)) * uintBitsToFloat(aether_w(386u))) != 0x80000000u) ? 1u : 0u;
     return aether_report;
 }

@@ -12,12 +12,50 @@
    - On a device that reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, build with
      -cl-fp32-correctly-rounded-divide-sqrt: without it, f32 division may be off by 2.5 ulp and
      sqrt by 3 ulp, and the functions that divide or take a root leave the contract.
-   - -cl-fast-relaxed-math and -cl-finite-math-only are refused below (#error).
-   - -cl-denorms-are-zero, -cl-mad-enable and -cl-unsafe-math-optimizations define no macro the
-     core can see: the check program's aether_selftest kernel names a flush of subnormals, and
-     its witnesses fail when products are fused or sums reassociated.
+   - -cl-fast-relaxed-math, -cl-finite-math-only and -cl-std=CL1.1 are refused below (#error);
+     the table below classes every option.
    - -DAETHER_NO_FP64 leaves out every f64 function, as on a device without cl_khr_fp64.
    - -DAETHER_UNSAFE_ALLOW_CONTRACTION drops the pragma (for the negative controls only).
+
+   Build options (the matrix; aether-opencl --options-matrix checks these rows):
+   every option of clBuildProgram's list that touches floating point, and the -cl-std versions,
+   built into the check program with -cl-fp32-correctly-rounded-divide-sqrt and the row's options on PoCL 3.1
+   (LLVM 15, a CPU device; scripts/opencl-options.sh, docs/reports/opencl-options.md):
+     refused         the core's #error stops the build, naming the option
+     driver-refused  the runtime refuses the option (CL_INVALID_BUILD_OPTIONS), not the core
+     held            builds, the self-test passes, every kernel gives the reference's bits
+     caught          builds, bits change, and the self-test fails
+   No row changes bits while the self-test passes. Another compiler may class a row otherwise:
+   run the check program's aether_selftest kernel built with your options on your device.
+     options                                                        | class          | what shows it
+     (none)                                                         | held           | the core's advice: the baseline
+     (none, without -cl-fp32-correctly-rounded-divide-sqrt)         | held           | PoCL divides and takes roots correctly rounded anyway (elsewhere: [bands.opencl_relaxed])
+     -cl-single-precision-constant                                  | caught         | double literals become float: f64 polynomial witnesses fail
+     -cl-denorms-are-zero                                           | caught         | self-test: FLUSH_TO_ZERO, DENORMALS_ARE_ZERO
+     -cl-opt-disable                                                | held           | no macro but __OPTIMIZE__ undefined; bits kept
+     -cl-mad-enable                                                 | held           | no macro; bits kept
+     -cl-no-signed-zeros                                            | caught         | no macro; signed-zero witnesses fail
+     -cl-unsafe-math-optimizations                                  | caught         | no macro; fused and reassociated: witnesses fail
+     -cl-finite-math-only                                           | refused        | #error on __FINITE_MATH_ONLY__
+     -cl-fast-relaxed-math                                          | refused        | #error on __FAST_RELAXED_MATH__
+     -cl-uniform-work-group-size                                    | held           | no macro; bits kept
+     -cl-no-subgroup-ifp                                            | driver-refused | PoCL 3.1: Invalid build option
+     -cl-strict-aliasing                                            | held           | deprecated, accepted; bits kept
+     -cl-std=CL1.0                                                  | driver-refused | PoCL 3.1: Invalid build option
+     -cl-std=CL1.1                                                  | refused        | #error on __OPENCL_C_VERSION__ < 120 (no static functions)
+     -cl-std=CL1.2                                                  | held           | bits kept
+     -cl-std=CL2.0                                                  | held           | bits kept (generic address space)
+     -cl-std=CL3.0                                                  | held           | bits kept (PoCL's default: __OPENCL_C_VERSION__ 300)
+     -cl-mad-enable -cl-opt-disable                                 | held           | bits kept
+     -cl-mad-enable -cl-no-signed-zeros                             | caught         | signed-zero witnesses fail
+     -cl-no-signed-zeros -cl-opt-disable                            | held           | bits kept at -O0
+     -cl-unsafe-math-optimizations -cl-no-signed-zeros              | caught         | fused and reassociated: witnesses fail
+     -cl-unsafe-math-optimizations -cl-opt-disable                  | caught         | witnesses fail at -O0 too
+     -cl-unsafe-math-optimizations -cl-finite-math-only             | refused        | #error on __FINITE_MATH_ONLY__
+     -cl-denorms-are-zero -cl-opt-disable                           | caught         | self-test: FLUSH_TO_ZERO, DENORMALS_ARE_ZERO
+     -cl-std=CL3.0 -cl-uniform-work-group-size                      | held           | bits kept
+     -cl-std=CL3.0 -DAETHER_NO_FP64 -cl-single-precision-constant   | held           | f32 only: the literals are float anyway
+   (end of the build options matrix)
 
    Pointers are unqualified: private memory in OpenCL C 1.2 (the kernels over arrays take private
    arrays; copy a work item's rows there). */
@@ -29,6 +67,9 @@
 #endif
 #if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
 #error "aether_core.cl: built with -cl-finite-math-only, which folds the NaN and infinity tests: the contract does not hold"
+#endif
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ < 120
+#error "aether_core.cl: built with -cl-std=CL1.1 (or CL1.0), whose OpenCL C has no static functions: the core needs OpenCL C 1.2 or later"
 #endif
 
 #ifndef AETHER_UNSAFE_ALLOW_CONTRACTION

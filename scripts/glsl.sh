@@ -123,7 +123,10 @@ selftest() { # name args...
 flush=()
 for s in $FLUSHING; do flush+=(--expect-flush "$s"); done
 selftest core --stack all "${flush[@]}"
-selftest guard-none --stack gles --guard none --expect-fail "${flush[@]}"
+# Mesa's GLSL compiler reassociates plain sums: the core without its guard is named as
+# reassociating (issue 52); with the cause probes shielded, its failures are failing rules.
+selftest guard-none --stack gles --guard none --expect-cause reassociation "${flush[@]}"
+selftest guard-none-shielded --stack gles --guard none --shield-probes --expect-fail "${flush[@]}"
 selftest "mutant-$SELFTEST_MUTANT" --stack all --mutant "$SELFTEST_MUTANT" --expect-fail "${flush[@]}"
 
 # The reduced domain's 18.9 million combinations run on llvmpipe here (SwiftShader needs about

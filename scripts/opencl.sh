@@ -13,7 +13,8 @@
 # (every lanes, array, plane and resolve kernel changes), -cl-fast-relaxed-math (refused
 # by the core's #error), -cl-denorms-are-zero (named by the self-test) and the fp64-free build
 # (-DAETHER_NO_FP64 -cl-std=CL3.0: builds, the f64 kernels absent). --report FILE also writes the
-# output as markdown. Prints the wall time of each step.
+# output as markdown. Prints the wall time of each step. Every other build option (and the -cl-std
+# versions) is scripts/opencl-options.sh's matrix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=100000

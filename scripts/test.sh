@@ -3,7 +3,8 @@
 # libclang-dev (bindgen needs libclang) through apt when they are missing, then
 # runs every Rust test, the C compile and fence checks, and the C consumer kit's
 # checks (which install cmake, pkg-config and gcc-multilib when missing), and the CUDA core's
-# static checks (which install nvcc from PyPI when it is missing), and the
+# static checks (which install nvcc from PyPI when it is missing), the HIP core's (hipcc from
+# Debian), and the
 # WGSL core on two WebGPU stacks (which installs lavapipe, SwiftShader and
 # Dawn for Node when missing), the OpenCL core on PoCL (which installs
 # pocl-opencl-icd when missing), and the GLSL ES core on two GL stacks (which
@@ -175,11 +176,24 @@ c_lane=(
     # for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator control
     # that must show fma, and the GPU runner on the host path over the whole corpus.
     "CUDA_STATIC_RANDOM=25000 bash scripts/cuda-static.sh"
+    # The HIP core without a GPU (hipcc from Debian, which it installs here and not in the
+    # prefetch: hipcc brings libclang 15, which bindgen would find while the build above runs): every function as a kernel
+    # in the ISA of gfx90a (CDNA2) and gfx1030 (RDNA2) at hipcc's default flags, every fused or
+    # approximate instruction accounted for by the expansions of the kernel's divisions and square
+    # roots (none of the core's products or sums fused); the control (contraction allowed) whose
+    # fusions are named by function; the host path on the corpus and 2.5*10^4 random inputs.
+    "HIP_STATIC_RANDOM=25000 bash scripts/hip-static.sh"
     # The OpenCL core on PoCL: every kernel of the check program (f32 and f64) on the corpus and
     # 2.5*10^4 random inputs, bit for bit, with the build options printed; the self-test; the
     # controls (contraction on, -cl-fast-relaxed-math refused, -cl-denorms-are-zero named, the
     # fp64-free build).
     "bash scripts/opencl.sh 25000"
+    # Every OpenCL C build option that touches floating point, and the -cl-std versions, on PoCL:
+    # each cell refused (the core's #error or the driver), held (the reference's bits, the
+    # self-test ok) or caught (bits change and the self-test fails), as the core's header says;
+    # a cell whose bits change while the self-test passes fails it (bounded: the self-test and
+    # a third of the kernels, spread over the cells; docs/reports/opencl-options.md is the full run).
+    "bash scripts/opencl-options.sh --ci"
     # The GLSL ES core on Mesa's GLES (llvmpipe) and Chromium's WebGL2 (SwiftShader): the corpus
     # and 2*10^4 random inputs per f32 callable against the reference under [bands.glsl], the
     # self-test on both, the negative controls (no guard, a rule mutant; the self-test of an

@@ -28,7 +28,10 @@
 #      reduced-domain combinations (on lavapipe; SwiftShader runs the rest), N + N band
 #      quadruples) and the predicates' self-test, every answer the golden one; and the limb controls on wgpu/lavapipe (the add's carry dropped, the wide
 #      product's middle carry dropped), each of which must make answers wrong;
-#   5. df64 (wgsl_core/aether_df64.wgsl) on both stacks, the corpus and N/20 random inputs per
+#   5. the strict build (wgsl_core/aether_core_strict.wgsl) on both stacks with the corpus and
+#      NS = min(N/200, 500) random inputs per entry (at least 50), bits where the spec says bits,
+#      its self-test on both stacks, and the fusion control on lavapipe (see below);
+#   6. df64 (wgsl_core/aether_df64.wgsl) on both stacks, the corpus and N/20 random inputs per
 #      f64 function, and its guard controls on lavapipe (see below).
 # Prints the build time and the run time.
 set -euo pipefail
@@ -112,8 +115,9 @@ control mutant-no-symmetrize all 'aether_mat[234]f_(cholesky|eigh)' --mutant no-
 
 # The core's self-test on both stacks: every witness of a bits family passes,
 # SwiftShader is reported as flushing subnormals and lavapipe as not; then the
-# controls that must make it fail: the core without its guard and with the
-# opaque-one guard on lavapipe, and a rule mutant's core on both stacks.
+# controls: the core without its guard on lavapipe (named as reassociation) and
+# with the opaque-one guard (failing rules), a simulated fusing driver, and a
+# rule mutant's core on both stacks (failing rules).
 selftest() { # name args...
     local name=$1 rc=0
     shift
@@ -128,9 +132,39 @@ selftest() { # name args...
     fi
 }
 selftest core --stack all
-selftest guard-none --stack wgpu --guard none --expect-fail
+# The self-test names the cause (issue 52): lavapipe reassociates plain sums, so the core without
+# its guard fails the compensated witnesses and the self-test must put them down to
+# reassociation, with no failing rule; with the cause probes shielded from the driver (the
+# negative control) the same failures must be failing rules. A fusing driver, simulated by the
+# module rewritten with every product a sum reads fused (the probes with it), must be named as
+# fusing; shielded, its failures are rules again.
+selftest guard-none --stack wgpu --guard none --expect-cause reassociation
+selftest guard-none-shielded --stack wgpu --guard none --shield-probes --expect-fail
+selftest fusion --stack wgpu --guard none --simulate fusion --expect-cause fusion
+selftest fusion-shielded --stack wgpu --guard none --simulate fusion --shield-probes --expect-fail
 selftest guard-opaque-one --stack wgpu --guard opaque-one --expect-fail
 selftest "mutant-$SELFTEST_MUTANT" --stack all --mutant "$SELFTEST_MUTANT" --expect-fail
+
+# The strict build (wgsl_core/aether_core_strict.wgsl: every rounded result behind the guard, so
+# that no driver can fuse a product into a sum or reassociate): every entry on both stacks with the
+# corpus and NS random inputs, 0 in-domain cases outside their band (bits where the spec says
+# bits), and its self-test on both stacks. Then the fusion control on wgpu/lavapipe (which fuses
+# nothing itself): the default build with every product that a sum reads directly fused into a
+# multiply-add with an unrounded product, as a fusing driver computes it, must change the bits of
+# the 4x4 LU and inverse; in the strict build the same rewrite finds nothing to fuse (the
+# generator's unit test wgsl::strict::tests holds that).
+NS=$((N / 200 < 500 ? N / 200 : 500))
+NS=$((NS > 50 ? NS : 50))
+echo "wgsl: the strict build on both stacks, corpus and $NS random inputs per entry"
+"$bin" wgsl --stack all --random "$NS" --strict >"$log/strict.txt" 2>&1 || {
+    grep -E '^(outside|FAIL)' "$log/strict.txt" | head -n 20
+    echo "wgsl: FAIL: the strict build (exit status above)"
+    status=1
+}
+grep -E '^(wgpu|dawn): [0-9]+ entries' "$log/strict.txt" | sed 's/^/wgsl: strict build: /' || true
+selftest strict --stack all --strict
+control fuse wgpu 'aether_mat4f_(lu|inverse)' --fuse --only mat4f --random "$NS"
+grep -E '^fuse:' "$log/fuse.txt" || true
 
 # The reduced domain's 18.9 million combinations run on lavapipe here (SwiftShader needs about
 # 35 s more for them on two cores); the report's run (docs/reports/integer-predicate.md) has them

@@ -4,8 +4,20 @@
 export const version: string;
 export const contractId: string;
 
-/** The WGSL core (f32), byte for byte wgsl_core/aether_core.wgsl. */
+/**
+ * The WGSL core (f32) in its strict build, byte for byte
+ * wgsl_core/aether_core_strict.wgsl: every rounded result passes through the
+ * opaque-zero guard, so a driver that fuses products or reassociates sums
+ * keeps the contract's bits. Every entry point that calls it must first call
+ * aether_set_opaque_zero.
+ */
 export const wgslCore: string;
+/**
+ * The WGSL core's default build, byte for byte wgsl_core/aether_core.wgsl:
+ * faster, the same bits where the driver neither fuses nor reassociates (a
+ * GPU driver may: see the README).
+ */
+export const wgslCoreFast: string;
 /** The WGSL df64 core (the f64 functions in pairs of f32), wgsl_core/aether_df64.wgsl. */
 export const wgslDf64: string;
 /** The WGSL integer predicates, wgsl_core/aether_predicate.wgsl. */
@@ -18,7 +30,8 @@ export const glslDf64: string;
 export const glslPredicate: string;
 
 export type Language = 'wgsl' | 'glsl';
-export type Core = 'core' | 'df64' | 'predicate';
+/** 'core': the WGSL strict build (or the GLSL core); 'fast': the WGSL default build (WGSL only). */
+export type Core = 'core' | 'fast' | 'df64' | 'predicate';
 
 export interface CoreOptions {
   /** Default 'wgsl'. */

@@ -7,16 +7,17 @@ import { items as tables } from './generated/items.js';
 
 // The cores by language and name: the export of generated/sources.js.
 const CORES = {
-  wgsl: { core: 'wgslCore', df64: 'wgslDf64', predicate: 'wgslPredicate' },
+  // core: the strict build (every rounded result guarded); fast: the default build.
+  wgsl: { core: 'wgslCore', fast: 'wgslCoreFast', df64: 'wgslDf64', predicate: 'wgslPredicate' },
   glsl: { core: 'glslCore', df64: 'glslDf64', predicate: 'glslPredicate' },
 };
 
-/** The export name of a core: `{language: 'wgsl'|'glsl', core: 'core'|'df64'|'predicate'}`. */
+/** The export name of a core: `{language: 'wgsl'|'glsl', core: 'core'|'fast'|'df64'|'predicate'}` ('fast': WGSL only). */
 export function coreKey({ language = 'wgsl', core = 'core' } = {}) {
   const byCore = CORES[language];
   if (!byCore) throw new Error(`aether subset: no language ${JSON.stringify(language)} (wgsl or glsl)`);
   const key = byCore[core];
-  if (!key) throw new Error(`aether subset: no core ${JSON.stringify(core)} (core, df64 or predicate)`);
+  if (!key) throw new Error(`aether subset: no core ${JSON.stringify(core)} (core, ${language === 'wgsl' ? 'fast, ' : ''}df64 or predicate)`);
   return key;
 }
 
@@ -114,8 +115,8 @@ export function opaqueZeroDeclaration({ language = 'wgsl', group = 0, binding = 
  * The source of the named items (functions, structs, constants) of a core with
  * every item they reference, transitively, in the core's order and bytes.
  *
- * options: language ('wgsl' default, or 'glsl'), core ('core' default, 'df64',
- * 'predicate'), opaqueZero ({group, binding, name} for the uniform's
+ * options: language ('wgsl' default, or 'glsl'), core ('core' default: for
+ * WGSL the strict build; 'fast': WGSL's default build; 'df64', 'predicate'), opaqueZero ({group, binding, name} for the uniform's
  * declaration, added when the selection needs the opaque zero; default group 0,
  * binding 16, name aether_zero; false: leave it out), header (default true: a
  * comment naming the selection and the call the entry point must make).

@@ -32,6 +32,10 @@
 // buffer; without it the guard is the identity.
 // Guard in this module: Bits.
 //
+// A compiler may still fuse the products of the other functions into their
+// sums, or reassociate their sums: wgsl_core/aether_core_strict.wgsl is the
+// same core with every rounded result guarded.
+//
 // The array kernels (sum_array, dot_array) with the host's bits, in a
 // workgroup of 32 invocations over one array in a storage buffer: invocation
 // `lane` starts from the +0 pair and adds the term of elements lane,
@@ -214,12 +218,16 @@ struct aether_selftest_report {
     zero_sign_ignored: u32,
     first_failed: u32,
     outside_domain_differ: u32,
+    fuses: u32,
+    reassociates: u32,
+    explained: u32,
+    explained_causes: u32,
 }
 
 // The witnesses' and probes' input words, read at an index offset by the
 // opaque zero, so that no compiler evaluates the self-test when it builds the
 // shader.
-var<private> aether_witness_words: array<u32, 387> = array<u32, 387>(0xc0000000u, 0xbf6da079u, 0x3ec9e325u, 0xbe4faecfu, 0xbf56f85fu, 0x4154f1ddu, 0x3e2438eau, 0xbf7a6cb8u, 0x402dbdb6u, 0x80000000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x80000000u, 0x00000000u, 0x00800000u, 0xffc01234u, 0x00000001u, 0x259f12bbu, 0x564931a6u, 0xbfc371f4u, 0x3dae0589u, 0xc135702fu, 0xc13beeb4u, 0x409c61e4u, 0x4014dbbfu, 0xbdf06bb0u, 0xbef476acu, 0xc1442dd7u, 0x3e02e404u, 0xc104fe4bu, 0xbe26544cu, 0x415a506bu, 0xbf0614dau, 0x3faec766u, 0x4095c74cu, 0x40316d57u, 0x3eb8b92du, 0xc05e1ce1u, 0xc02325e7u, 0xbf7e2c70u, 0x3fa37216u, 0x402f5e8eu, 0xc072d8c7u, 0xbdeac29du, 0x3e89a20au, 0x414efa6eu, 0x4157dc65u, 0x40cef668u, 0xbe7edd58u, 0xbebd1876u, 0x3dfadabdu, 0xbec22962u, 0x4126c2ecu, 0x3f26abd3u, 0xbe3706bcu, 0xbe6fbde3u, 0x3f5eb293u, 0x3f4a8076u, 0x40fc726du, 0xbd8ff205u, 0x409faf8eu, 0x3f901d7bu, 0x3df88e07u, 0xc1665f4cu, 0xbfc00c10u, 0xbfac2047u, 0x40962ab8u, 0x3fdbdee2u, 0xc0bee236u, 0x3f199198u, 0x3eba652fu, 0xc16f3cf1u, 0xbed1f135u, 0x3de72309u, 0x3e227854u, 0xbfc28a4eu, 0xe970390au, 0x00000000u, 0x3f800000u, 0xc0e2b7fcu, 0x40400000u, 0x00000001u, 0x40fc024du, 0xfe950b02u, 0xd6a5edb1u, 0x75b389fbu, 0x780e0606u, 0xc13e85c9u, 0xbf818b94u, 0xbf2d14abu, 0xbfb8b2acu, 0xc3dead04u, 0xcc830d6eu, 0xc08e4832u, 0x40400000u, 0xbf91fb78u, 0x3f3d927fu, 0xc00254b9u, 0xc0400000u, 0xbfcd7545u, 0x417211e5u, 0x3f0009ecu, 0xc0158bbau, 0x3e39e688u, 0x805d2fb5u, 0x27c775f2u, 0xbe31f173u, 0x3f45ccd8u, 0x3f1d1939u, 0x3f02d4e1u, 0x3d9f7f71u, 0x41465ec5u, 0xc10c20a4u, 0xbf117042u, 0x3ee71e51u, 0x00000000u, 0x00000000u, 0x3f800000u, 0x3f8009ecu, 0x3f258057u, 0x3fbaee5eu, 0x3fc1db62u, 0x3e5160c9u, 0x416259cau, 0xc03a78f9u, 0x3f7fa9f3u, 0xbe8b9a4eu, 0xc00e7850u, 0xc04b7ef8u, 0x3e8c1f18u, 0xbe66422au, 0xbee6eee5u, 0xc03647abu, 0x407eed2fu, 0x4067ee3bu, 0x3e40ac86u, 0x3d99de7bu, 0xc16c416fu, 0x3f25ffdbu, 0xc002778fu, 0xc1068a1eu, 0x40d8329eu, 0xc0bb6dd0u, 0xc0fc015au, 0xc0d4244eu, 0x407ec97cu, 0xbf91df4fu, 0xe9ede4ccu, 0x72961646u, 0xe1e40651u, 0xebe4c125u, 0x00000000u, 0x00000000u, 0x3f58c4d5u, 0x00000000u, 0xbed0b8f3u, 0x40400000u, 0xc0800000u, 0x00000000u, 0xbf800000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x3f800000u, 0x80000000u, 0x00000000u, 0x00000000u, 0xff800000u, 0x3f800000u, 0x807fffffu, 0x3f800000u, 0x40000000u, 0x40400000u, 0x00000000u, 0xc0000000u, 0x00000000u, 0x00000000u, 0x40000000u, 0x3f800000u, 0x7fc00000u, 0x807fffffu, 0x7f7fffffu, 0x7f7fffffu, 0x7fa00001u, 0x3f800000u, 0x7f7fffffu, 0x00000000u, 0xc1632856u, 0x6b29c789u, 0x3e9d1994u, 0x00000000u, 0xbfa81d0du, 0x80000000u, 0x81aa4a90u, 0xa6749f62u, 0x402c9ce8u, 0x3df5b09eu, 0x3df75841u, 0xbe4bf352u, 0x3ed62389u, 0x417de576u, 0x3e807b37u, 0xc17864cfu, 0x80000000u, 0x00000000u, 0x00000000u, 0x80000000u, 0xaa7c1e12u, 0xeebbe9b7u, 0xeebbe9b7u, 0xffc01234u, 0x807fffffu, 0x7f800000u, 0x7fc00000u, 0x5f4b7ea6u, 0xf8a89c39u, 0x544eb32du, 0xcd9d0c3bu, 0x421985f0u, 0x4d84016bu, 0x3f6ae35cu, 0xce11fb2eu, 0xc171e1f0u, 0xcd1d2052u, 0x421641a3u, 0xce0c902fu, 0xc1374126u, 0x4e0380eeu, 0x429c2724u, 0x4ea0a117u, 0xc1878a3eu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x3ec43b0cu, 0x410c3e26u, 0x411491acu, 0x3d98705cu, 0xc15aafcdu, 0x00000000u, 0xbda60404u, 0x00000000u, 0x3d88c9bau, 0x00000000u, 0xc093f919u, 0x00000000u, 0x40f33545u, 0x00000000u, 0xbf552012u, 0x00000000u, 0x3eda6697u, 0x00000000u, 0xbec20e31u, 0x00000000u, 0x3f79afb2u, 0x00000000u, 0x40fd5f29u, 0x00000000u, 0xbe783344u, 0x00000000u, 0x415a71a1u, 0x00000000u, 0xc175ea28u, 0x00000000u, 0xbe2803f7u, 0x00000000u, 0xbf1aafbau, 0x00000000u, 0xbee95ccbu, 0x00000000u, 0x411c661du, 0x00000000u, 0xc17e0e40u, 0x00000000u, 0xbd9c064fu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0xffc01234u, 0x3f800000u, 0xffc01234u, 0x416bccebu, 0x00000000u, 0x7fc00000u, 0xbf800000u, 0xffc01234u, 0x40d6a785u, 0xc0725e75u, 0xbec8b3e2u, 0xbf291f39u, 0x3e7a80e6u, 0x41480df6u, 0x3e15fe95u, 0xbdbd15e2u, 0xbeb37884u, 0x3de2d8dbu, 0xc04fd041u, 0xc03be7e9u, 0xbf2614c9u, 0x807fffffu, 0x3daa984fu, 0xbf800000u, 0xbf3b4f6fu, 0x3f52d16cu, 0x80000000u, 0xc120b942u, 0x40800000u, 0x00800000u, 0x3f000000u, 0x00000001u, 0x4b800000u, 0x80000000u, 0x3f800000u, 0x00000000u, 0xbf800000u);
+var<private> aether_witness_words: array<u32, 411> = array<u32, 411>(0x00800000u, 0x3f000000u, 0x00000001u, 0x4b800000u, 0x80000000u, 0x3f800000u, 0x00000000u, 0xbf800000u, 0x3f800800u, 0x3f800800u, 0xbf801000u, 0x3f800800u, 0x3f800800u, 0x3f801000u, 0x3f800000u, 0x4b800000u, 0xcb800000u, 0x3f800000u, 0x4b800000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x80000000u, 0x00000000u, 0x00000000u, 0x3f800000u, 0x3f800000u, 0x00000000u, 0xc0000000u, 0xbf6da079u, 0x3ec9e325u, 0xbe4faecfu, 0xbf56f85fu, 0x4154f1ddu, 0x3e2438eau, 0xbf7a6cb8u, 0x402dbdb6u, 0x80000000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x80000000u, 0x00000000u, 0x00800000u, 0xffc01234u, 0x00000001u, 0x259f12bbu, 0x564931a6u, 0xbfc371f4u, 0x3dae0589u, 0xc135702fu, 0xc13beeb4u, 0x409c61e4u, 0x4014dbbfu, 0xbdf06bb0u, 0xbef476acu, 0xc1442dd7u, 0x3e02e404u, 0xc104fe4bu, 0xbe26544cu, 0x415a506bu, 0xbf0614dau, 0x3faec766u, 0x4095c74cu, 0x40316d57u, 0x3eb8b92du, 0xc05e1ce1u, 0xc02325e7u, 0xbf7e2c70u, 0x3fa37216u, 0x402f5e8eu, 0xc072d8c7u, 0xbdeac29du, 0x3e89a20au, 0x414efa6eu, 0x4157dc65u, 0x40cef668u, 0xbe7edd58u, 0xbebd1876u, 0x3dfadabdu, 0xbec22962u, 0x4126c2ecu, 0x3f26abd3u, 0xbe3706bcu, 0xbe6fbde3u, 0x3f5eb293u, 0x3f4a8076u, 0x40fc726du, 0xbd8ff205u, 0x409faf8eu, 0x3f901d7bu, 0x3df88e07u, 0xc1665f4cu, 0xbfc00c10u, 0xbfac2047u, 0x40962ab8u, 0x3fdbdee2u, 0xc0bee236u, 0x3f199198u, 0x3eba652fu, 0xc16f3cf1u, 0xbed1f135u, 0x3de72309u, 0x3e227854u, 0xbfc28a4eu, 0xe970390au, 0x00000000u, 0x3f800000u, 0xc0e2b7fcu, 0x40400000u, 0x00000001u, 0x40fc024du, 0xfe950b02u, 0xd6a5edb1u, 0x75b389fbu, 0x780e0606u, 0xc13e85c9u, 0xbf818b94u, 0xbf2d14abu, 0xbfb8b2acu, 0xc3dead04u, 0xcc830d6eu, 0xc08e4832u, 0x40400000u, 0xbf91fb78u, 0x3f3d927fu, 0xc00254b9u, 0xc0400000u, 0xbfcd7545u, 0x417211e5u, 0x3f0009ecu, 0xc0158bbau, 0x3e39e688u, 0x805d2fb5u, 0x27c775f2u, 0xbe31f173u, 0x3f45ccd8u, 0x3f1d1939u, 0x3f02d4e1u, 0x3d9f7f71u, 0x41465ec5u, 0xc10c20a4u, 0xbf117042u, 0x3ee71e51u, 0x00000000u, 0x00000000u, 0x3f800000u, 0x3f8009ecu, 0x3f258057u, 0x3fbaee5eu, 0x3fc1db62u, 0x3e5160c9u, 0x416259cau, 0xc03a78f9u, 0x3f7fa9f3u, 0xbe8b9a4eu, 0xc00e7850u, 0xc04b7ef8u, 0x3e8c1f18u, 0xbe66422au, 0xbee6eee5u, 0xc03647abu, 0x407eed2fu, 0x4067ee3bu, 0x3e40ac86u, 0x3d99de7bu, 0xc16c416fu, 0x3f25ffdbu, 0xc002778fu, 0xc1068a1eu, 0x40d8329eu, 0xc0bb6dd0u, 0xc0fc015au, 0xc0d4244eu, 0x407ec97cu, 0xbf91df4fu, 0xe9ede4ccu, 0x72961646u, 0xe1e40651u, 0xebe4c125u, 0x00000000u, 0x00000000u, 0x3f58c4d5u, 0x00000000u, 0xbed0b8f3u, 0x40400000u, 0xc0800000u, 0x00000000u, 0xbf800000u, 0x80000000u, 0x00000000u, 0x80000000u, 0x3f800000u, 0x80000000u, 0x00000000u, 0x00000000u, 0xff800000u, 0x3f800000u, 0x807fffffu, 0x3f800000u, 0x40000000u, 0x40400000u, 0x00000000u, 0xc0000000u, 0x00000000u, 0x00000000u, 0x40000000u, 0x3f800000u, 0x7fc00000u, 0x807fffffu, 0x7f7fffffu, 0x7f7fffffu, 0x7fa00001u, 0x3f800000u, 0x7f7fffffu, 0x00000000u, 0xc1632856u, 0x6b29c789u, 0x3e9d1994u, 0x00000000u, 0xbfa81d0du, 0x80000000u, 0x81aa4a90u, 0xa6749f62u, 0x402c9ce8u, 0x3df5b09eu, 0x3df75841u, 0xbe4bf352u, 0x3ed62389u, 0x417de576u, 0x3e807b37u, 0xc17864cfu, 0x80000000u, 0x00000000u, 0x00000000u, 0x80000000u, 0xaa7c1e12u, 0xeebbe9b7u, 0xeebbe9b7u, 0xffc01234u, 0x807fffffu, 0x7f800000u, 0x7fc00000u, 0x5f4b7ea6u, 0xf8a89c39u, 0x544eb32du, 0xcd9d0c3bu, 0x421985f0u, 0x4d84016bu, 0x3f6ae35cu, 0xce11fb2eu, 0xc171e1f0u, 0xcd1d2052u, 0x421641a3u, 0xce0c902fu, 0xc1374126u, 0x4e0380eeu, 0x429c2724u, 0x4ea0a117u, 0xc1878a3eu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x3ec43b0cu, 0x410c3e26u, 0x411491acu, 0x3d98705cu, 0xc15aafcdu, 0x00000000u, 0xbda60404u, 0x00000000u, 0x3d88c9bau, 0x00000000u, 0xc093f919u, 0x00000000u, 0x40f33545u, 0x00000000u, 0xbf552012u, 0x00000000u, 0x3eda6697u, 0x00000000u, 0xbec20e31u, 0x00000000u, 0x3f79afb2u, 0x00000000u, 0x40fd5f29u, 0x00000000u, 0xbe783344u, 0x00000000u, 0x415a71a1u, 0x00000000u, 0xc175ea28u, 0x00000000u, 0xbe2803f7u, 0x00000000u, 0xbf1aafbau, 0x00000000u, 0xbee95ccbu, 0x00000000u, 0x411c661du, 0x00000000u, 0xc17e0e40u, 0x00000000u, 0xbd9c064fu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0xffc01234u, 0x3f800000u, 0xffc01234u, 0x416bccebu, 0x00000000u, 0x7fc00000u, 0xbf800000u, 0xffc01234u, 0x40d6a785u, 0xc0725e75u, 0xbec8b3e2u, 0xbf291f39u, 0x3e7a80e6u, 0x41480df6u, 0x3e15fe95u, 0xbdbd15e2u, 0xbeb37884u, 0x3de2d8dbu, 0xc04fd041u, 0xc03be7e9u, 0xbf2614c9u, 0x807fffffu, 0x3daa984fu, 0xbf800000u, 0xbf3b4f6fu, 0x3f52d16cu, 0x80000000u, 0xc120b942u, 0x40800000u);
 
 fn aether_w(k: u32) -> f32 {
     return bitcast<f32>(aether_witness_words[k + aether_opaque_zero]);
@@ -3498,522 +3506,550 @@ fn aether_pairf_reduce32_workgroup(lane: u32, p: aether_pairf) -> aether_pairf {
 // The self-test: replays 84 witness vectors (cases that tell a rule of the spec from a plausible mistake) through the core and probes the stack: subnormal results and operands flushed, the sign of a zero ignored.
 // Call aether_set_opaque_zero() with a zero from a buffer first (the witnesses' inputs pass through it, so no compiler folds them when it builds the shader).
 // failed_rules has bit k set for a failing witness of the k-th rule (mutants::ALL order) among the families the spec states as bits, for witnesses inside WGSL's domain (finite, no subnormal); banded_differ counts witnesses of banded families that differ (allowed within their band), outside_domain_differ those with a NaN, infinity or subnormal word that differ (a stack may flush or assume no NaN).
+// fuses, reassociates, flushes_results, flushes_operands and zero_sign_ignored are the cause probes' findings, in plain arithmetic: a failing witness that one of the detected causes can explain (its mask, from the generator) is counted in explained (explained_causes: the causes that explained them, selftest::Cause bits: 1 fusion, 2 reassociation, 4 flush, 8 zero-sign), not in failed_rules.
 fn aether_selftest() -> aether_selftest_report {
     var aether_report: aether_selftest_report;
     aether_report.witnesses = 84u;
+    aether_report.flushes_results = select(0u, 1u, bitcast<u32>(aether_w(0u) * aether_w(1u)) != 0x00400000u);
+    aether_report.flushes_operands = select(0u, 1u, bitcast<u32>(aether_w(2u) * aether_w(3u)) != 0x01000000u);
+    // -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.
+    aether_report.zero_sign_ignored = select(0u, 1u, bitcast<u32>(aether_w(4u) * aether_w(5u)) != 0x80000000u || bitcast<u32>(aether_w(6u) * aether_w(7u)) != 0x80000000u);
+    var aether_guarded_causes = 0u;
+    if (bitcast<u32>(((aether_w(8u) * aether_w(9u)) + aether_w(10u))) != 0x00000000u) { aether_report.fuses = 1u; } // fusion
+    if (bitcast<u32>(aether_barrier_f32(((aether_w(8u) * aether_w(9u)) + aether_w(10u)))) != 0x00000000u) { aether_guarded_causes |= 1u; } // fusion, through the core's barrier
+    if (bitcast<u32>(((aether_w(11u) * aether_w(12u)) - aether_w(13u))) != 0x00000000u) { aether_report.fuses = 1u; } // fusion
+    if (bitcast<u32>(aether_barrier_f32(((aether_w(11u) * aether_w(12u)) - aether_w(13u)))) != 0x00000000u) { aether_guarded_causes |= 1u; } // fusion, through the core's barrier
+    if (bitcast<u32>(((aether_w(14u) + aether_w(15u)) + aether_w(16u))) != 0x00000000u) { aether_report.reassociates = 1u; } // reassociation
+    if (bitcast<u32>(aether_barrier_f32((aether_barrier_f32((aether_w(14u) + aether_w(15u))) + aether_w(16u)))) != 0x00000000u) { aether_guarded_causes |= 2u; } // reassociation, through the core's barrier
+    if (bitcast<u32>(((aether_w(17u) + aether_w(18u)) - aether_w(18u))) != 0x00000000u) { aether_report.reassociates = 1u; } // reassociation
+    if (bitcast<u32>(aether_barrier_f32((aether_barrier_f32((aether_w(17u) + aether_w(18u))) - aether_w(18u)))) != 0x00000000u) { aether_guarded_causes |= 2u; } // reassociation, through the core's barrier
+    if (bitcast<u32>(((aether_w(20u) * -1.0))) != 0x80000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    if (bitcast<u32>((0.0 - aether_w(23u))) != 0x00000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    if (bitcast<u32>((aether_w(26u) + 0.0)) != 0x00000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    if (bitcast<u32>((((aether_w(29u) - aether_w(30u)) * -1.0))) != 0x80000000u) { aether_report.zero_sign_ignored = 1u; } // zero-sign
+    let aether_causes = select(0u, 1u, aether_report.fuses != 0u) | select(0u, 2u, aether_report.reassociates != 0u) | select(0u, 4u, aether_report.flushes_results != 0u) | select(0u, 4u, aether_report.flushes_operands != 0u) | select(0u, 8u, aether_report.zero_sign_ignored != 0u);
+    aether_guarded_causes |= aether_causes & 12u;
     { // witness 0: aether_vec3f_sum discriminates fold-left
-        let a = aether_vec3f(aether_w(0u), aether_w(1u), aether_w(2u));
+        let a = aether_vec3f(aether_w(32u), aether_w(33u), aether_w(34u));
         let aether_got = aether_vec3f_sum(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xc0222bb9u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 1: aether_vec3f_dot discriminates fold-left
-        let a = aether_vec3f(aether_w(3u), aether_w(4u), aether_w(5u));
-        let b = aether_vec3f(aether_w(6u), aether_w(7u), aether_w(8u));
+        let a = aether_vec3f(aether_w(35u), aether_w(36u), aether_w(37u));
+        let b = aether_vec3f(aether_w(38u), aether_w(39u), aether_w(40u));
         let aether_got = aether_vec3f_dot(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x4213ad19u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 2: aether_vec2f_sum discriminates fold-seeded
-        let a = aether_vec2f(aether_w(9u), aether_w(10u));
+        let a = aether_vec2f(aether_w(41u), aether_w(42u));
         let aether_got = aether_vec2f_sum(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 3: aether_vec2f_dot discriminates fold-seeded
-        let a = aether_vec2f(aether_w(11u), aether_w(12u));
-        let b = aether_vec2f(aether_w(13u), aether_w(14u));
+        let a = aether_vec2f(aether_w(43u), aether_w(44u));
+        let b = aether_vec2f(aether_w(45u), aether_w(46u));
         let aether_got = aether_vec2f_dot(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 4: aether_vec2f_div discriminates true-division
-        let a = aether_vec2f(aether_w(15u), aether_w(16u));
-        let s = aether_w(17u);
+        let a = aether_vec2f(aether_w(47u), aether_w(48u));
+        let s = aether_w(49u);
         let aether_got = aether_vec2f_div(a, s);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x7f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 5: aether_vec2f_normalize discriminates true-division
-        let a = aether_vec2f(aether_w(18u), aether_w(19u));
+        let a = aether_vec2f(aether_w(50u), aether_w(51u));
         let aether_got = aether_vec2f_normalize(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x0eca67c5u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x3f7fffffu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 6: aether_vec2f_lerp discriminates fma
-        let a = aether_vec2f(aether_w(20u), aether_w(21u));
-        let b = aether_vec2f(aether_w(22u), aether_w(23u));
-        let t = aether_w(24u);
+        let a = aether_vec2f(aether_w(52u), aether_w(53u));
+        let b = aether_vec2f(aether_w(54u), aether_w(55u));
+        let t = aether_w(56u);
         let aether_got = aether_vec2f_lerp(a, b, t);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xc245ee00u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc266ecdau, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 7: aether_vec2f_dot discriminates fma
-        let a = aether_vec2f(aether_w(25u), aether_w(26u));
-        let b = aether_vec2f(aether_w(27u), aether_w(28u));
+        let a = aether_vec2f(aether_w(57u), aether_w(58u));
+        let b = aether_vec2f(aether_w(59u), aether_w(60u));
         let aether_got = aether_vec2f_dot(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3ea85c34u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 8: aether_vec2f_squared_norm discriminates fma
-        let a = aether_vec2f(aether_w(29u), aether_w(30u));
+        let a = aether_vec2f(aether_w(61u), aether_w(62u));
         let aether_got = aether_vec2f_squared_norm(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x428a36d2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 9: aether_vec2f_norm discriminates fma
-        let a = aether_vec2f(aether_w(31u), aether_w(32u));
+        let a = aether_vec2f(aether_w(63u), aether_w(64u));
         let aether_got = aether_vec2f_norm(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x415a5460u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 10: aether_vec2f_normalize discriminates fma
-        let a = aether_vec2f(aether_w(33u), aether_w(34u));
+        let a = aether_vec2f(aether_w(65u), aether_w(66u));
         let aether_got = aether_vec2f_normalize(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xbeb75d1du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x3f6f050cu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 11: aether_vec3f_cross discriminates fma
-        let a = aether_vec3f(aether_w(35u), aether_w(36u), aether_w(37u));
-        let b = aether_vec3f(aether_w(38u), aether_w(39u), aether_w(40u));
+        let a = aether_vec3f(aether_w(67u), aether_w(68u), aether_w(69u));
+        let b = aether_vec3f(aether_w(70u), aether_w(71u), aether_w(72u));
         let aether_got = aether_vec3f_cross(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xbfea9951u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x405948c4u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0xc013dd40u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 12: aether_vec3f_reflect discriminates fma
-        let v = aether_vec3f(aether_w(41u), aether_w(42u), aether_w(43u));
-        let n = aether_vec3f(aether_w(44u), aether_w(45u), aether_w(46u));
+        let v = aether_vec3f(aether_w(73u), aether_w(74u), aether_w(75u));
+        let n = aether_vec3f(aether_w(76u), aether_w(77u), aether_w(78u));
         let aether_got = aether_vec3f_reflect(v, n);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xc11d7533u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x41e680b3u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x449c5cd0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 13: aether_quatf_mul discriminates fma
-        let a = aether_quatf(aether_w(47u), aether_w(48u), aether_w(49u), aether_w(50u));
-        let b = aether_quatf(aether_w(51u), aether_w(52u), aether_w(53u), aether_w(54u));
+        let a = aether_quatf(aether_w(79u), aether_w(80u), aether_w(81u), aether_w(82u));
+        let b = aether_quatf(aether_w(83u), aether_w(84u), aether_w(85u), aether_w(86u));
         let aether_got = aether_quatf_mul(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x40de121au, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0xbf22febcu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x4308835du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x42981b1au, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 14: aether_quatf_rotate discriminates fma
-        let q = aether_quatf(aether_w(55u), aether_w(56u), aether_w(57u), aether_w(58u));
-        let v = aether_vec3f(aether_w(59u), aether_w(60u), aether_w(61u));
+        let q = aether_quatf(aether_w(87u), aether_w(88u), aether_w(89u), aether_w(90u));
+        let v = aether_vec3f(aether_w(91u), aether_w(92u), aether_w(93u));
         let aether_got = aether_quatf_rotate(q, v);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xc18a84c8u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x3f83ff6cu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0xc06b93a2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 15: aether_mat2f_mul_vec discriminates fma
-        let m = aether_mat2f(array<f32, 4>(aether_w(62u), aether_w(63u), aether_w(64u), aether_w(65u)));
-        let v = aether_vec2f(aether_w(66u), aether_w(67u));
+        let m = aether_mat2f(array<f32, 4>(aether_w(94u), aether_w(95u), aether_w(96u), aether_w(97u)));
+        let v = aether_vec2f(aether_w(98u), aether_w(99u));
         let aether_got = aether_mat2f_mul_vec(m, v);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xbf71cb38u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x41452308u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 16: aether_mat2f_mul discriminates fma
-        let a = aether_mat2f(array<f32, 4>(aether_w(68u), aether_w(69u), aether_w(70u), aether_w(71u)));
-        let b = aether_mat2f(array<f32, 4>(aether_w(72u), aether_w(73u), aether_w(74u), aether_w(75u)));
+        let a = aether_mat2f(array<f32, 4>(aether_w(100u), aether_w(101u), aether_w(102u), aether_w(103u)));
+        let b = aether_mat2f(array<f32, 4>(aether_w(104u), aether_w(105u), aether_w(106u), aether_w(107u)));
         let aether_got = aether_mat2f_mul(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0xc1d2dc2eu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0xbfd34cf0u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0xc10edb31u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0xbe40bb4cu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 17: aether_mat2f_dot discriminates fma
-        let a = aether_mat2f(array<f32, 4>(aether_w(76u), aether_w(77u), aether_w(78u), aether_w(79u)));
-        let b = aether_mat2f(array<f32, 4>(aether_w(80u), aether_w(81u), aether_w(82u), aether_w(83u)));
+        let a = aether_mat2f(array<f32, 4>(aether_w(108u), aether_w(109u), aether_w(110u), aether_w(111u)));
+        let b = aether_mat2f(array<f32, 4>(aether_w(112u), aether_w(113u), aether_w(114u), aether_w(115u)));
         let aether_got = aether_mat2f_dot(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xea342ac8u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 18: aether_mat2f_determinant discriminates fma
-        let m = aether_mat2f(array<f32, 4>(aether_w(84u), aether_w(85u), aether_w(86u), aether_w(87u)));
+        let m = aether_mat2f(array<f32, 4>(aether_w(116u), aether_w(117u), aether_w(118u), aether_w(119u)));
         let aether_got = aether_mat2f_determinant(m);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 19: aether_mat2f_inverse_adjugate discriminates fma
-        let m = aether_mat2f(array<f32, 4>(aether_w(88u), aether_w(89u), aether_w(90u), aether_w(91u)));
+        let m = aether_mat2f(array<f32, 4>(aether_w(120u), aether_w(121u), aether_w(122u), aether_w(123u)));
         let aether_got = aether_mat2f_inverse_adjugate(m);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0xbdb31f9cu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0x3d7b454du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0x3d27db5du, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0xbf38c5b8u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 20: aether_f32_sin_poly discriminates fma
-        let u = aether_w(92u);
+        let u = aether_w(124u);
         let aether_got = aether_f32_sin_poly(u);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xc38df6a8u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 21: aether_f32_cos_poly discriminates fma
-        let u = aether_w(93u);
+        let u = aether_w(125u);
         let aether_got = aether_f32_cos_poly(u);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x51d7dc80u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 22: aether_f32_tan_poly discriminates fma
-        let u = aether_w(94u);
+        let u = aether_w(126u);
         let aether_got = aether_f32_tan_poly(u);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xc1199c88u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 23: aether_f32_atan_poly discriminates fma
-        let u = aether_w(95u);
+        let u = aether_w(127u);
         let aether_got = aether_f32_atan_poly(u);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xc04aee35u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 24: aether_f32_asin_poly discriminates fma
-        let z = aether_w(96u);
+        let z = aether_w(128u);
         let aether_got = aether_f32_asin_poly(z);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3d6983b0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 25: aether_f32_exp_poly discriminates fma
-        let r = aether_w(97u);
+        let r = aether_w(129u);
         let aether_got = aether_f32_exp_poly(r);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3f266df2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 26: aether_f32_exp2_poly discriminates fma
-        let r = aether_w(98u);
+        let r = aether_w(130u);
         let aether_got = aether_f32_exp2_poly(r);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3e21bc4eu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 27: aether_f32_log_poly discriminates fma
-        let z = aether_w(99u);
+        let z = aether_w(131u);
         let aether_got = aether_f32_log_poly(z);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x40084814u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 28: aether_f32_pow_poly discriminates fma
-        let z = aether_w(100u);
+        let z = aether_w(132u);
         let aether_got = aether_f32_pow_poly(z);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3cc7d720u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 29: aether_f32_sincos discriminates fma
-        let a = aether_w(101u);
+        let a = aether_w(133u);
         let aether_got = aether_f32_sincos(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x3f0bfe37u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xbf5654d7u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 30: aether_f32_sin discriminates fma
-        let a = aether_w(102u);
+        let a = aether_w(134u);
         let aether_got = aether_f32_sin(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3ef588aeu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 31: aether_f32_cos discriminates fma
-        let a = aether_w(103u);
+        let a = aether_w(135u);
         let aether_got = aether_f32_cos(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbf317299u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 32: aether_f32_atan discriminates fma
-        let x = aether_w(104u);
+        let x = aether_w(136u);
         let aether_got = aether_f32_atan(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3e37e5ceu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 33: aether_f32_atan2 discriminates fma
-        let y = aether_w(105u);
-        let x = aether_w(106u);
+        let y = aether_w(137u);
+        let x = aether_w(138u);
         let aether_got = aether_f32_atan2(y, x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x97ef33bau, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 34: aether_f32_exp discriminates fma
-        let x = aether_w(107u);
+        let x = aether_w(139u);
         let aether_got = aether_f32_exp(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3f572a39u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 35: aether_f32_log discriminates fma
-        let x = aether_w(108u);
+        let x = aether_w(140u);
         let aether_got = aether_f32_log(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbe840e1cu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 36: aether_f32_exp2 discriminates fma
-        let x = aether_w(109u);
+        let x = aether_w(141u);
         let aether_got = aether_f32_exp2(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3fc3dbb6u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 37: aether_f32_log2 discriminates fma
-        let x = aether_w(110u);
+        let x = aether_w(142u);
         let aether_got = aether_f32_log2(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbf77eb3du, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 38: aether_f32_pow discriminates fma
-        let x = aether_w(111u);
-        let y = aether_w(112u);
+        let x = aether_w(143u);
+        let y = aether_w(144u);
         let aether_got = aether_f32_pow(x, y);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x28a24d2bu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 39: aether_f32_tan discriminates fma
-        let a = aether_w(113u);
+        let a = aether_w(145u);
         let aether_got = aether_f32_tan(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3f497da5u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 40: aether_f32_asin discriminates fma
-        let x = aether_w(114u);
+        let x = aether_w(146u);
         let aether_got = aether_f32_asin(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbf1aae12u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 41: aether_f32_acos discriminates fma
-        let x = aether_w(115u);
+        let x = aether_w(147u);
         let aether_got = aether_f32_acos(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3f8d1d62u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 42: aether_quatf_from_axis_angle discriminates fma
-        let axis = aether_vec3f(aether_w(116u), aether_w(117u), aether_w(118u));
-        let angle = aether_w(119u);
+        let axis = aether_vec3f(aether_w(148u), aether_w(149u), aether_w(150u));
+        let angle = aether_w(151u);
         let aether_got = aether_quatf_from_axis_angle(axis, angle);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x3f60a47eu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x3ef588aeu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 43: aether_mat3f_from_euler_xyz discriminates fma
-        let ax = aether_w(120u);
-        let ay = aether_w(121u);
-        let az = aether_w(122u);
+        let ax = aether_w(152u);
+        let ay = aether_w(153u);
+        let az = aether_w(154u);
         let aether_got = aether_mat3f_from_euler_xyz(ax, ay, az);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0x3bcb1a73u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0xbde146cfu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0x3f7e710cu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0x3f54a3afu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[4]), 0xbf0d88aau, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[5]), 0xbd87eb51u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[6]), 0x3f0e8a86u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[7]), 0x3f537343u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[8]), 0x3db41a0eu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 44: aether_quatf_slerp discriminates fma
-        let a = aether_quatf(aether_w(123u), aether_w(124u), aether_w(125u), aether_w(126u));
-        let b = aether_quatf(aether_w(127u), aether_w(128u), aether_w(129u), aether_w(130u));
-        let t = aether_w(131u);
+        let a = aether_quatf(aether_w(155u), aether_w(156u), aether_w(157u), aether_w(158u));
+        let b = aether_quatf(aether_w(159u), aether_w(160u), aether_w(161u), aether_w(162u));
+        let t = aether_w(163u);
         let aether_got = aether_quatf_slerp(a, b, t);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x3c31f6c5u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x3f776580u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xbe7beb5bu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x3d971c95u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 45: aether_f32_jacobi_rotation discriminates fma
-        let app = aether_w(132u);
-        let aqq = aether_w(133u);
-        let apq = aether_w(134u);
+        let app = aether_w(164u);
+        let aqq = aether_w(165u);
+        let apq = aether_w(166u);
         let aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.c), 0x3f4d7329u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.s), 0xbf18baceu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.t), 0xbf3e4eebu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.tau), 0xbea975f0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 46: aether_f32_jacobi_update discriminates fma
-        let g = aether_w(135u);
-        let h = aether_w(136u);
-        let r = aether_rotationf(aether_w(137u), aether_w(138u), aether_w(139u), aether_w(140u));
+        let g = aether_w(167u);
+        let h = aether_w(168u);
+        let r = aether_rotationf(aether_w(169u), aether_w(170u), aether_w(171u), aether_w(172u));
         let aether_got = aether_f32_jacobi_update(g, h, r);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xc2cd5d0cu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc26bf1edu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 47: aether_f32_jacobi_diag discriminates fma
-        let app = aether_w(141u);
-        let aqq = aether_w(142u);
-        let apq = aether_w(143u);
-        let r = aether_rotationf(aether_w(144u), aether_w(145u), aether_w(146u), aether_w(147u));
+        let app = aether_w(173u);
+        let aqq = aether_w(174u);
+        let apq = aether_w(175u);
+        let r = aether_rotationf(aether_w(176u), aether_w(177u), aether_w(178u), aether_w(179u));
         let aether_got = aether_f32_jacobi_diag(app, aqq, apq, r);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x416e8ad2u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc1847dd0u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 48: aether_vec2f_norm discriminates hypot
-        let a = aether_vec2f(aether_w(148u), aether_w(149u));
+        let a = aether_vec2f(aether_w(180u), aether_w(181u));
         let aether_got = aether_vec2f_norm(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7f800000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 49: aether_vec2f_normalize discriminates hypot
-        let a = aether_vec2f(aether_w(150u), aether_w(151u));
+        let a = aether_vec2f(aether_w(182u), aether_w(183u));
         let aether_got = aether_vec2f_normalize(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 50: aether_f32_neg discriminates neg-sub
-        let a = aether_w(152u);
+        let a = aether_w(184u);
         let aether_got = aether_f32_neg(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
+            if ((aether_causes & 8u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_causes & 8u; } else { // causes: zero-sign
             aether_report.failed_rules |= 32u; // neg-sub
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 51u; }
+            }
         }
     }
     { // witness 51: aether_quatf_conjugate discriminates neg-sub
-        let a = aether_quatf(aether_w(153u), aether_w(154u), aether_w(155u), aether_w(156u));
+        let a = aether_quatf(aether_w(185u), aether_w(186u), aether_w(187u), aether_w(188u));
         let aether_got = aether_quatf_conjugate(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0xbf58c4d5u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x3ed0b8f3u, true, false))) {
+            if ((aether_causes & 8u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_causes & 8u; } else { // causes: zero-sign
             aether_report.failed_rules |= 32u; // neg-sub
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 52u; }
+            }
         }
     }
     { // witness 52: aether_mat2f_inverse_adjugate discriminates neg-sub
-        let m = aether_mat2f(array<f32, 4>(aether_w(157u), aether_w(158u), aether_w(159u), aether_w(160u)));
+        let m = aether_mat2f(array<f32, 4>(aether_w(189u), aether_w(190u), aether_w(191u), aether_w(192u)));
         let aether_got = aether_mat2f_inverse_adjugate(m);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0x3eaaaaabu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0xbfaaaaabu, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0xbf800000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 53: aether_f32_atan2 discriminates neg-sub
-        let y = aether_w(161u);
-        let x = aether_w(162u);
+        let y = aether_w(193u);
+        let x = aether_w(194u);
         let aether_got = aether_f32_atan2(y, x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 54: aether_f32_pow discriminates neg-sub
-        let x = aether_w(163u);
-        let y = aether_w(164u);
+        let x = aether_w(195u);
+        let y = aether_w(196u);
         let aether_got = aether_f32_pow(x, y);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 55: aether_mat3f_from_euler_xyz discriminates neg-sub
-        let ax = aether_w(165u);
-        let ay = aether_w(166u);
-        let az = aether_w(167u);
+        let ax = aether_w(197u);
+        let ay = aether_w(198u);
+        let az = aether_w(199u);
         let aether_got = aether_mat3f_from_euler_xyz(ax, ay, az);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0x3f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[4]), 0x3f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[5]), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[6]), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[7]), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[8]), 0x3f800000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 56: aether_f32_jacobi_rotation discriminates neg-sub
-        let app = aether_w(168u);
-        let aqq = aether_w(169u);
-        let apq = aether_w(170u);
+        let app = aether_w(200u);
+        let aqq = aether_w(201u);
+        let apq = aether_w(202u);
         let aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.c), 0x3f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.s), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.t), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.tau), 0x80000000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 57: aether_mat3f_inverse_adjugate discriminates neg-swap
-        let m = aether_mat3f(array<f32, 9>(aether_w(171u), aether_w(172u), aether_w(173u), aether_w(174u), aether_w(175u), aether_w(176u), aether_w(177u), aether_w(178u), aether_w(179u)));
+        let m = aether_mat3f(array<f32, 9>(aether_w(203u), aether_w(204u), aether_w(205u), aether_w(206u), aether_w(207u), aether_w(208u), aether_w(209u), aether_w(210u), aether_w(211u)));
         let aether_got = aether_mat3f_inverse_adjugate(m);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0x3f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0xc0000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0xc0400000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[4]), 0xbf000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[5]), 0x00000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[6]), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[7]), 0x3f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[8]), 0x3f800000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 58: aether_vec2f_max_norm discriminates max-select-swapped
-        let a = aether_vec2f(aether_w(180u), aether_w(181u));
+        let a = aether_vec2f(aether_w(212u), aether_w(213u));
         let aether_got = aether_vec2f_max_norm(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 59: aether_mat2f_mul_vec discriminates column-major
-        let m = aether_mat2f(array<f32, 4>(aether_w(182u), aether_w(183u), aether_w(184u), aether_w(185u)));
-        let v = aether_vec2f(aether_w(186u), aether_w(187u));
+        let m = aether_mat2f(array<f32, 4>(aether_w(214u), aether_w(215u), aether_w(216u), aether_w(217u)));
+        let v = aether_vec2f(aether_w(218u), aether_w(219u));
         let aether_got = aether_mat2f_mul_vec(m, v);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x7f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 60: aether_mat2f_mul discriminates column-major
-        let a = aether_mat2f(array<f32, 4>(aether_w(188u), aether_w(189u), aether_w(190u), aether_w(191u)));
-        let b = aether_mat2f(array<f32, 4>(aether_w(192u), aether_w(193u), aether_w(194u), aether_w(195u)));
+        let a = aether_mat2f(array<f32, 4>(aether_w(220u), aether_w(221u), aether_w(222u), aether_w(223u)));
+        let b = aether_mat2f(array<f32, 4>(aether_w(224u), aether_w(225u), aether_w(226u), aether_w(227u)));
         let aether_got = aether_mat2f_mul(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.m[0]), 0x41952c40u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[1]), 0xd2223be3u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[2]), 0xbece553au, true, false) && aether_selftest_word(bitcast<u32>(aether_got.m[3]), 0x80000000u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 61: aether_quatf_mul discriminates quat-xyzw
-        let a = aether_quatf(aether_w(196u), aether_w(197u), aether_w(198u), aether_w(199u));
-        let b = aether_quatf(aether_w(200u), aether_w(201u), aether_w(202u), aether_w(203u));
+        let a = aether_quatf(aether_w(228u), aether_w(229u), aether_w(230u), aether_w(231u));
+        let b = aether_quatf(aether_w(232u), aether_w(233u), aether_w(234u), aether_w(235u));
         let aether_got = aether_quatf_mul(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0xc07978e6u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x42241861u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xbf121ff8u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0xc22f5cf2u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 62: aether_quatf_conjugate discriminates quat-xyzw
-        let a = aether_quatf(aether_w(204u), aether_w(205u), aether_w(206u), aether_w(207u));
+        let a = aether_quatf(aether_w(236u), aether_w(237u), aether_w(238u), aether_w(239u));
         let aether_got = aether_quatf_conjugate(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x80000000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x00000000u, true, false))) {
+            if ((aether_causes & 8u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_causes & 8u; } else { // causes: zero-sign
             aether_report.failed_rules |= 512u; // quat-xyzw
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 63u; }
+            }
         }
     }
     { // witness 63: aether_f32_two_sum_err discriminates uncompensated
-        let a = aether_w(208u);
-        let b = aether_w(209u);
-        let s = aether_w(210u);
+        let a = aether_w(240u);
+        let b = aether_w(241u);
+        let s = aether_w(242u);
         let aether_got = aether_f32_two_sum_err(a, b, s);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xaa7c1e12u, true, false))) {
+            if ((aether_guarded_causes & 2u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 2u; } else { // causes: reassociation
             aether_report.failed_rules |= 1024u; // uncompensated
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 64u; }
+            }
         }
     }
     { // witness 64: aether_f32_two_sum discriminates uncompensated
-        let a = aether_w(211u);
-        let b = aether_w(212u);
+        let a = aether_w(243u);
+        let b = aether_w(244u);
         let aether_got = aether_f32_two_sum(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0x7fc00000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0x7fc00000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 65: aether_pairf_value discriminates non-finite-kept
-        let p = aether_pairf(aether_w(213u), aether_w(214u));
+        let p = aether_pairf(aether_w(245u), aether_w(246u));
         let aether_got = aether_pairf_value(p);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x7f800000u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 66: aether_f32_jacobi_rotation discriminates non-finite-kept
-        let app = aether_w(215u);
-        let aqq = aether_w(216u);
-        let apq = aether_w(217u);
+        let app = aether_w(247u);
+        let aqq = aether_w(248u);
+        let apq = aether_w(249u);
         let aether_got = aether_f32_jacobi_rotation(app, aqq, apq);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.c), 0x3f800000u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.s), 0x9b1cea68u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.t), 0x9b1cea68u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.tau), 0x9a9cea68u, true, false))) {
             aether_report.banded_differ += 1u;
@@ -4021,206 +4057,210 @@ fn aether_selftest() -> aether_selftest_report {
     }
     { // witness 67: aether_pairf_reduce32 discriminates rounds-reversed
         var aether_lanes: array<aether_pairf, 32>;
-        aether_lanes[0] = aether_pairf(aether_w(218u), aether_w(219u));
-        aether_lanes[1] = aether_pairf(aether_w(220u), aether_w(221u));
-        aether_lanes[2] = aether_pairf(aether_w(222u), aether_w(223u));
-        aether_lanes[3] = aether_pairf(aether_w(224u), aether_w(225u));
-        aether_lanes[4] = aether_pairf(aether_w(226u), aether_w(227u));
-        aether_lanes[5] = aether_pairf(aether_w(228u), aether_w(229u));
-        aether_lanes[6] = aether_pairf(aether_w(230u), aether_w(231u));
-        aether_lanes[7] = aether_pairf(aether_w(232u), aether_w(233u));
-        aether_lanes[8] = aether_pairf(aether_w(234u), aether_w(235u));
-        aether_lanes[9] = aether_pairf(aether_w(236u), aether_w(237u));
-        aether_lanes[10] = aether_pairf(aether_w(238u), aether_w(239u));
-        aether_lanes[11] = aether_pairf(aether_w(240u), aether_w(241u));
-        aether_lanes[12] = aether_pairf(aether_w(242u), aether_w(243u));
-        aether_lanes[13] = aether_pairf(aether_w(244u), aether_w(245u));
-        aether_lanes[14] = aether_pairf(aether_w(246u), aether_w(247u));
-        aether_lanes[15] = aether_pairf(aether_w(248u), aether_w(249u));
-        aether_lanes[16] = aether_pairf(aether_w(250u), aether_w(251u));
-        aether_lanes[17] = aether_pairf(aether_w(252u), aether_w(253u));
-        aether_lanes[18] = aether_pairf(aether_w(254u), aether_w(255u));
-        aether_lanes[19] = aether_pairf(aether_w(256u), aether_w(257u));
-        aether_lanes[20] = aether_pairf(aether_w(258u), aether_w(259u));
-        aether_lanes[21] = aether_pairf(aether_w(260u), aether_w(261u));
-        aether_lanes[22] = aether_pairf(aether_w(262u), aether_w(263u));
-        aether_lanes[23] = aether_pairf(aether_w(264u), aether_w(265u));
-        aether_lanes[24] = aether_pairf(aether_w(266u), aether_w(267u));
-        aether_lanes[25] = aether_pairf(aether_w(268u), aether_w(269u));
-        aether_lanes[26] = aether_pairf(aether_w(270u), aether_w(271u));
-        aether_lanes[27] = aether_pairf(aether_w(272u), aether_w(273u));
-        aether_lanes[28] = aether_pairf(aether_w(274u), aether_w(275u));
-        aether_lanes[29] = aether_pairf(aether_w(276u), aether_w(277u));
-        aether_lanes[30] = aether_pairf(aether_w(278u), aether_w(279u));
-        aether_lanes[31] = aether_pairf(aether_w(280u), aether_w(281u));
+        aether_lanes[0] = aether_pairf(aether_w(250u), aether_w(251u));
+        aether_lanes[1] = aether_pairf(aether_w(252u), aether_w(253u));
+        aether_lanes[2] = aether_pairf(aether_w(254u), aether_w(255u));
+        aether_lanes[3] = aether_pairf(aether_w(256u), aether_w(257u));
+        aether_lanes[4] = aether_pairf(aether_w(258u), aether_w(259u));
+        aether_lanes[5] = aether_pairf(aether_w(260u), aether_w(261u));
+        aether_lanes[6] = aether_pairf(aether_w(262u), aether_w(263u));
+        aether_lanes[7] = aether_pairf(aether_w(264u), aether_w(265u));
+        aether_lanes[8] = aether_pairf(aether_w(266u), aether_w(267u));
+        aether_lanes[9] = aether_pairf(aether_w(268u), aether_w(269u));
+        aether_lanes[10] = aether_pairf(aether_w(270u), aether_w(271u));
+        aether_lanes[11] = aether_pairf(aether_w(272u), aether_w(273u));
+        aether_lanes[12] = aether_pairf(aether_w(274u), aether_w(275u));
+        aether_lanes[13] = aether_pairf(aether_w(276u), aether_w(277u));
+        aether_lanes[14] = aether_pairf(aether_w(278u), aether_w(279u));
+        aether_lanes[15] = aether_pairf(aether_w(280u), aether_w(281u));
+        aether_lanes[16] = aether_pairf(aether_w(282u), aether_w(283u));
+        aether_lanes[17] = aether_pairf(aether_w(284u), aether_w(285u));
+        aether_lanes[18] = aether_pairf(aether_w(286u), aether_w(287u));
+        aether_lanes[19] = aether_pairf(aether_w(288u), aether_w(289u));
+        aether_lanes[20] = aether_pairf(aether_w(290u), aether_w(291u));
+        aether_lanes[21] = aether_pairf(aether_w(292u), aether_w(293u));
+        aether_lanes[22] = aether_pairf(aether_w(294u), aether_w(295u));
+        aether_lanes[23] = aether_pairf(aether_w(296u), aether_w(297u));
+        aether_lanes[24] = aether_pairf(aether_w(298u), aether_w(299u));
+        aether_lanes[25] = aether_pairf(aether_w(300u), aether_w(301u));
+        aether_lanes[26] = aether_pairf(aether_w(302u), aether_w(303u));
+        aether_lanes[27] = aether_pairf(aether_w(304u), aether_w(305u));
+        aether_lanes[28] = aether_pairf(aether_w(306u), aether_w(307u));
+        aether_lanes[29] = aether_pairf(aether_w(308u), aether_w(309u));
+        aether_lanes[30] = aether_pairf(aether_w(310u), aether_w(311u));
+        aether_lanes[31] = aether_pairf(aether_w(312u), aether_w(313u));
         let aether_got = aether_pairf_reduce32(aether_lanes);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0x4de4d488u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0x4176ce10u, true, false))) {
+            if ((aether_guarded_causes & 3u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 3u; } else { // causes: fusion, reassociation
             aether_report.failed_rules |= 8192u; // rounds-reversed
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 68u; }
+            }
         }
     }
     { // witness 68: aether_pairf_combine discriminates comp-dropped
-        let a = aether_pairf(aether_w(282u), aether_w(283u));
-        let b = aether_pairf(aether_w(284u), aether_w(285u));
+        let a = aether_pairf(aether_w(314u), aether_w(315u));
+        let b = aether_pairf(aether_w(316u), aether_w(317u));
         let aether_got = aether_pairf_combine(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0x411ab384u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0x410d6f07u, true, false))) {
+            if ((aether_guarded_causes & 2u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 2u; } else { // causes: reassociation
             aether_report.failed_rules |= 262144u; // comp-dropped
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 69u; }
+            }
         }
     }
     { // witness 69: aether_pairf_reduce32 discriminates comp-dropped
         var aether_lanes: array<aether_pairf, 32>;
-        aether_lanes[0] = aether_pairf(aether_w(286u), aether_w(287u));
-        aether_lanes[1] = aether_pairf(aether_w(288u), aether_w(289u));
-        aether_lanes[2] = aether_pairf(aether_w(290u), aether_w(291u));
-        aether_lanes[3] = aether_pairf(aether_w(292u), aether_w(293u));
-        aether_lanes[4] = aether_pairf(aether_w(294u), aether_w(295u));
-        aether_lanes[5] = aether_pairf(aether_w(296u), aether_w(297u));
-        aether_lanes[6] = aether_pairf(aether_w(298u), aether_w(299u));
-        aether_lanes[7] = aether_pairf(aether_w(300u), aether_w(301u));
-        aether_lanes[8] = aether_pairf(aether_w(302u), aether_w(303u));
-        aether_lanes[9] = aether_pairf(aether_w(304u), aether_w(305u));
-        aether_lanes[10] = aether_pairf(aether_w(306u), aether_w(307u));
-        aether_lanes[11] = aether_pairf(aether_w(308u), aether_w(309u));
-        aether_lanes[12] = aether_pairf(aether_w(310u), aether_w(311u));
-        aether_lanes[13] = aether_pairf(aether_w(312u), aether_w(313u));
-        aether_lanes[14] = aether_pairf(aether_w(314u), aether_w(315u));
-        aether_lanes[15] = aether_pairf(aether_w(316u), aether_w(317u));
-        aether_lanes[16] = aether_pairf(aether_w(318u), aether_w(319u));
-        aether_lanes[17] = aether_pairf(aether_w(320u), aether_w(321u));
-        aether_lanes[18] = aether_pairf(aether_w(322u), aether_w(323u));
-        aether_lanes[19] = aether_pairf(aether_w(324u), aether_w(325u));
-        aether_lanes[20] = aether_pairf(aether_w(326u), aether_w(327u));
-        aether_lanes[21] = aether_pairf(aether_w(328u), aether_w(329u));
-        aether_lanes[22] = aether_pairf(aether_w(330u), aether_w(331u));
-        aether_lanes[23] = aether_pairf(aether_w(332u), aether_w(333u));
-        aether_lanes[24] = aether_pairf(aether_w(334u), aether_w(335u));
-        aether_lanes[25] = aether_pairf(aether_w(336u), aether_w(337u));
-        aether_lanes[26] = aether_pairf(aether_w(338u), aether_w(339u));
-        aether_lanes[27] = aether_pairf(aether_w(340u), aether_w(341u));
-        aether_lanes[28] = aether_pairf(aether_w(342u), aether_w(343u));
-        aether_lanes[29] = aether_pairf(aether_w(344u), aether_w(345u));
-        aether_lanes[30] = aether_pairf(aether_w(346u), aether_w(347u));
-        aether_lanes[31] = aether_pairf(aether_w(348u), aether_w(349u));
+        aether_lanes[0] = aether_pairf(aether_w(318u), aether_w(319u));
+        aether_lanes[1] = aether_pairf(aether_w(320u), aether_w(321u));
+        aether_lanes[2] = aether_pairf(aether_w(322u), aether_w(323u));
+        aether_lanes[3] = aether_pairf(aether_w(324u), aether_w(325u));
+        aether_lanes[4] = aether_pairf(aether_w(326u), aether_w(327u));
+        aether_lanes[5] = aether_pairf(aether_w(328u), aether_w(329u));
+        aether_lanes[6] = aether_pairf(aether_w(330u), aether_w(331u));
+        aether_lanes[7] = aether_pairf(aether_w(332u), aether_w(333u));
+        aether_lanes[8] = aether_pairf(aether_w(334u), aether_w(335u));
+        aether_lanes[9] = aether_pairf(aether_w(336u), aether_w(337u));
+        aether_lanes[10] = aether_pairf(aether_w(338u), aether_w(339u));
+        aether_lanes[11] = aether_pairf(aether_w(340u), aether_w(341u));
+        aether_lanes[12] = aether_pairf(aether_w(342u), aether_w(343u));
+        aether_lanes[13] = aether_pairf(aether_w(344u), aether_w(345u));
+        aether_lanes[14] = aether_pairf(aether_w(346u), aether_w(347u));
+        aether_lanes[15] = aether_pairf(aether_w(348u), aether_w(349u));
+        aether_lanes[16] = aether_pairf(aether_w(350u), aether_w(351u));
+        aether_lanes[17] = aether_pairf(aether_w(352u), aether_w(353u));
+        aether_lanes[18] = aether_pairf(aether_w(354u), aether_w(355u));
+        aether_lanes[19] = aether_pairf(aether_w(356u), aether_w(357u));
+        aether_lanes[20] = aether_pairf(aether_w(358u), aether_w(359u));
+        aether_lanes[21] = aether_pairf(aether_w(360u), aether_w(361u));
+        aether_lanes[22] = aether_pairf(aether_w(362u), aether_w(363u));
+        aether_lanes[23] = aether_pairf(aether_w(364u), aether_w(365u));
+        aether_lanes[24] = aether_pairf(aether_w(366u), aether_w(367u));
+        aether_lanes[25] = aether_pairf(aether_w(368u), aether_w(369u));
+        aether_lanes[26] = aether_pairf(aether_w(370u), aether_w(371u));
+        aether_lanes[27] = aether_pairf(aether_w(372u), aether_w(373u));
+        aether_lanes[28] = aether_pairf(aether_w(374u), aether_w(375u));
+        aether_lanes[29] = aether_pairf(aether_w(376u), aether_w(377u));
+        aether_lanes[30] = aether_pairf(aether_w(378u), aether_w(379u));
+        aether_lanes[31] = aether_pairf(aether_w(380u), aether_w(381u));
         let aether_got = aether_pairf_reduce32(aether_lanes);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0xc13f6050u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0x351a0000u, true, false))) {
+            if ((aether_guarded_causes & 3u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 3u; } else { // causes: fusion, reassociation
             aether_report.failed_rules |= 262144u; // comp-dropped
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 70u; }
+            }
         }
     }
     { // witness 70: aether_f32_fmin discriminates nan-first
-        let a = aether_w(350u);
-        let b = aether_w(351u);
+        let a = aether_w(382u);
+        let b = aether_w(383u);
         let aether_got = aether_f32_fmin(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3f800000u, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 71: aether_f32_fmax discriminates nan-first
-        let a = aether_w(352u);
-        let b = aether_w(353u);
+        let a = aether_w(384u);
+        let b = aether_w(385u);
         let aether_got = aether_f32_fmax(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x416bccebu, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 72: aether_f32_fmin discriminates nan-second
-        let a = aether_w(354u);
-        let b = aether_w(355u);
+        let a = aether_w(386u);
+        let b = aether_w(387u);
         let aether_got = aether_f32_fmin(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x00000000u, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 73: aether_f32_fmax discriminates nan-second
-        let a = aether_w(356u);
-        let b = aether_w(357u);
+        let a = aether_w(388u);
+        let b = aether_w(389u);
         let aether_got = aether_f32_fmax(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbf800000u, true, true))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 74: aether_quatf_mul discriminates reassociate
-        let a = aether_quatf(aether_w(358u), aether_w(359u), aether_w(360u), aether_w(361u));
-        let b = aether_quatf(aether_w(362u), aether_w(363u), aether_w(364u), aether_w(365u));
+        let a = aether_quatf(aether_w(390u), aether_w(391u), aether_w(392u), aether_w(393u));
+        let b = aether_quatf(aether_w(394u), aether_w(395u), aether_w(396u), aether_w(397u));
         let aether_got = aether_quatf_mul(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.w), 0x4243f3b7u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.x), 0x42a62854u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xc0f723d8u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.z), 0x4064339au, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 75: aether_pairf_combine discriminates reassociate
-        let a = aether_pairf(aether_w(366u), aether_w(367u));
-        let b = aether_pairf(aether_w(368u), aether_w(369u));
+        let a = aether_pairf(aether_w(398u), aether_w(399u));
+        let b = aether_pairf(aether_w(400u), aether_w(401u));
         let aether_got = aether_pairf_combine(a, b);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.hi), 0xc0663f52u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.comp), 0xc034d122u, true, false))) {
+            if ((aether_guarded_causes & 2u) != 0u) { aether_report.explained += 1u; aether_report.explained_causes |= aether_guarded_causes & 2u; } else { // causes: reassociation
             aether_report.failed_rules |= 2097152u; // reassociate
             aether_report.failed += 1u;
             if (aether_report.first_failed == 0u) { aether_report.first_failed = 76u; }
+            }
         }
     }
     { // witness 76: aether_f32_atan discriminates reciprocal
-        let x = aether_w(370u);
+        let x = aether_w(402u);
         let aether_got = aether_f32_atan(x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbf1353ecu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 77: aether_f32_atan2 discriminates reciprocal
-        let y = aether_w(371u);
-        let x = aether_w(372u);
+        let y = aether_w(403u);
+        let x = aether_w(404u);
         let aether_got = aether_f32_atan2(y, x);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x824014a8u, true, false))) {
             aether_report.outside_domain_differ += 1u;
         }
     }
     { // witness 78: aether_f32_sincos discriminates product-order
-        let a = aether_w(373u);
+        let a = aether_w(405u);
         let aether_got = aether_f32_sincos(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0xbf576aa4u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0x3f0a5141u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 79: aether_f32_sin discriminates product-order
-        let a = aether_w(374u);
+        let a = aether_w(406u);
         let aether_got = aether_f32_sin(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbf2b09fdu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 80: aether_f32_sin_poly discriminates coefficient-bit
-        let u = aether_w(375u);
+        let u = aether_w(407u);
         let aether_got = aether_f32_sin_poly(u);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbe23c68fu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 81: aether_f32_cos_poly discriminates coefficient-bit
-        let u = aether_w(376u);
+        let u = aether_w(408u);
         let aether_got = aether_f32_cos_poly(u);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0x3d2aaaaau, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 82: aether_f32_sincos discriminates reduction-constant
-        let a = aether_w(377u);
+        let a = aether_w(409u);
         let aether_got = aether_f32_sincos(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got.x), 0x3f14d6c6u, true, false) && aether_selftest_word(bitcast<u32>(aether_got.y), 0xbf504929u, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
     { // witness 83: aether_f32_sin discriminates reduction-constant
-        let a = aether_w(378u);
+        let a = aether_w(410u);
         let aether_got = aether_f32_sin(a);
         if (!(aether_selftest_word(bitcast<u32>(aether_got), 0xbf41bdcfu, true, false))) {
             aether_report.banded_differ += 1u;
         }
     }
-    aether_report.flushes_results = select(0u, 1u, bitcast<u32>(aether_w(379u) * aether_w(380u)) != 0x00400000u);
-    aether_report.flushes_operands = select(0u, 1u, bitcast<u32>(aether_w(381u) * aether_w(382u)) != 0x01000000u);
-    // -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.
-    aether_report.zero_sign_ignored = select(0u, 1u, bitcast<u32>(aether_w(383u) * aether_w(384u)) != 0x80000000u || bitcast<u32>(aether_w(385u) * aether_w(386u)) != 0x80000000u);
     return aether_report;
 }

@@ -3,6 +3,8 @@
 //! check the spec's model against the hand-written reference and to find the
 //! inputs that tell a rule from its mutants.
 
+use std::cell::Cell;
+
 use crate::dsl::BinOp;
 use crate::model::{Builtin, Expr, Function};
 
@@ -96,11 +98,19 @@ impl<T: Ieee> V<T> {
     }
 }
 
-fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
+/// The input words of one evaluation: parameter `p`'s component `c` is
+/// `values[at[p] + c]`.
+#[derive(Clone, Copy)]
+struct Inputs<'a, T> {
+    at: &'a [usize],
+    values: &'a [T],
+}
+
+fn eval<T: Ieee>(e: &Expr, inputs: Inputs<T>, temps: &[V<T>]) -> V<T> {
     match e {
         Expr::Lit(v) => V::F(T::lit(*v)),
         Expr::Truth(b) => V::B(*b),
-        Expr::Input { param, comp } => V::F(inputs[*param][*comp]),
+        Expr::Input { param, comp } => V::F(inputs.values[inputs.at[*param] + *comp]),
         Expr::Temp(t) => temps[*t],
         Expr::Not(a) => V::B(!eval(a, inputs, temps).b()),
         Expr::Select(c, a, b) => {
@@ -160,16 +170,25 @@ fn eval<T: Ieee>(e: &Expr, inputs: &[Vec<T>], temps: &[V<T>]) -> V<T> {
 /// (`df64::Host`: the host df64), on words of that type.
 pub fn run_with<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
     // The words in parameter order, each parameter's components in order (`input_slots`).
-    let mut words = words.iter();
-    let inputs: Vec<Vec<T>> = f.params.iter().map(|p| words.by_ref().take(p.kind.words()).map(|w| T::from_word(*w)).collect()).collect();
+    // One vector of every input word, and where each parameter's start (a
+    // vector per parameter cost an allocation each: the generator evaluates
+    // functions millions of times).
+    let mut at = Vec::with_capacity(f.params.len());
+    let mut n = 0;
+    for p in &f.params {
+        at.push(n);
+        n += p.kind.words();
+    }
+    let values: Vec<T> = words.iter().take(n).map(|w| T::from_word(*w)).collect();
+    let inputs = Inputs { at: &at, values: &values };
     let mut temps: Vec<V<T>> = Vec::with_capacity(f.temps.len());
     for t in &f.temps {
-        let v = eval(&t.expr, &inputs, &temps);
+        let v = eval(&t.expr, inputs, &temps);
         temps.push(v);
     }
     f.outputs
         .iter()
-        .map(|o| match eval(o, &inputs, &temps) {
+        .map(|o| match eval(o, inputs, &temps) {
             V::F(x) => x.to_word(),
             V::B(b) => u64::from(b),
         })
@@ -177,15 +196,173 @@ pub fn run_with<T: Ieee>(f: &Function, words: &[u64]) -> Vec<u64> {
 }
 
 /// Evaluates a lowered function on input words (bit patterns in the function's
-/// element type), returning its result words.
+/// element type), returning its result words, in the arithmetic of the
+/// current [`Flavour`] (IEEE unless [`with_flavour`] says otherwise).
 pub fn evaluate(f: &Function, bits: u32, words: &[u64]) -> Vec<u64> {
     assert_eq!(words.len(), f.input_words(), "{}: wrong number of input words", f.family);
-    if bits == 32 {
-        run_with::<f32>(f, words)
-    } else {
-        run_with::<f64>(f, words)
+    match (FLAVOUR.with(Cell::get), bits == 32) {
+        (Flavour::Ieee, true) => run_with::<f32>(f, words),
+        (Flavour::Ieee, false) => run_with::<f64>(f, words),
+        (Flavour::Flush, true) => run_with::<Flushed<f32>>(f, words),
+        (Flavour::Flush, false) => run_with::<Flushed<f64>>(f, words),
+        (Flavour::ZeroPlus, true) => run_with::<Zeroed<f32, false>>(f, words),
+        (Flavour::ZeroPlus, false) => run_with::<Zeroed<f64, false>>(f, words),
+        (Flavour::ZeroMinus, true) => run_with::<Zeroed<f32, true>>(f, words),
+        (Flavour::ZeroMinus, false) => run_with::<Zeroed<f64, true>>(f, words),
     }
 }
+
+/// The arithmetic [`evaluate`] performs: IEEE, or that of a stack that breaks
+/// it in one way the self-test names as a cause (`selftest::Cause`): every
+/// subnormal operand and result flushed to a zero of its sign (FTZ and DAZ),
+/// or every zero result given the sign + (`ZeroPlus`) or - (`ZeroMinus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    Ieee,
+    Flush,
+    ZeroPlus,
+    ZeroMinus,
+}
+
+thread_local! {
+    static FLAVOUR: Cell<Flavour> = const { Cell::new(Flavour::Ieee) };
+}
+
+/// Runs `body` with [`evaluate`] (and so the kernels' evaluation, which goes
+/// through it) in the arithmetic of `flavour`, on this thread.
+pub fn with_flavour<R>(flavour: Flavour, body: impl FnOnce() -> R) -> R {
+    struct Restore(Flavour);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FLAVOUR.with(|f| f.set(self.0));
+        }
+    }
+    let _restore = Restore(FLAVOUR.with(|f| f.replace(flavour)));
+    body()
+}
+
+/// A value of `T` in an arithmetic that flushes every subnormal, read or
+/// computed, to a zero of its sign.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Flushed<T>(T);
+
+/// A value of `T` in an arithmetic that gives every zero result the sign -
+/// (`NEG`) or + (not `NEG`); inputs keep theirs.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Zeroed<T, const NEG: bool>(T);
+
+macro_rules! flavoured {
+    ($t:ty) => {
+        impl Flushed<$t> {
+            fn new(x: $t) -> Self {
+                Flushed(if x.is_subnormal() { (0.0 as $t).copysign(x) } else { x })
+            }
+        }
+        impl Ieee for Flushed<$t> {
+            fn from_word(w: u64) -> Self {
+                Self::new(<$t as Ieee>::from_word(w))
+            }
+            fn to_word(self) -> u64 {
+                self.0.to_word()
+            }
+            fn lit(v: f64) -> Self {
+                Self::new(<$t as Ieee>::lit(v))
+            }
+            fn add(self, o: Self) -> Self {
+                Self::new(self.0 + o.0)
+            }
+            fn sub(self, o: Self) -> Self {
+                Self::new(self.0 - o.0)
+            }
+            fn mul(self, o: Self) -> Self {
+                Self::new(self.0 * o.0)
+            }
+            fn div(self, o: Self) -> Self {
+                Self::new(self.0 / o.0)
+            }
+            fn sqrt(self) -> Self {
+                Self::new(Ieee::sqrt(self.0))
+            }
+            fn fabs(self) -> Self {
+                Self::new(Ieee::fabs(self.0))
+            }
+            fn fmin(self, o: Self) -> Self {
+                Self::new(Ieee::fmin(self.0, o.0))
+            }
+            fn fmax(self, o: Self) -> Self {
+                Self::new(Ieee::fmax(self.0, o.0))
+            }
+            fn hypot(self, o: Self) -> Self {
+                Self::new(Ieee::hypot(self.0, o.0))
+            }
+            fn fma(self, b: Self, c: Self) -> Self {
+                Self::new(Ieee::fma(self.0, b.0, c.0))
+            }
+            fn finite(self) -> bool {
+                self.0.is_finite()
+            }
+        }
+        impl<const NEG: bool> Zeroed<$t, NEG> {
+            fn new(x: $t) -> Self {
+                Zeroed(if x == 0.0 {
+                    if NEG {
+                        -0.0
+                    } else {
+                        0.0
+                    }
+                } else {
+                    x
+                })
+            }
+        }
+        impl<const NEG: bool> Ieee for Zeroed<$t, NEG> {
+            fn from_word(w: u64) -> Self {
+                Zeroed(<$t as Ieee>::from_word(w))
+            }
+            fn to_word(self) -> u64 {
+                self.0.to_word()
+            }
+            fn lit(v: f64) -> Self {
+                Zeroed(<$t as Ieee>::lit(v))
+            }
+            fn add(self, o: Self) -> Self {
+                Self::new(self.0 + o.0)
+            }
+            fn sub(self, o: Self) -> Self {
+                Self::new(self.0 - o.0)
+            }
+            fn mul(self, o: Self) -> Self {
+                Self::new(self.0 * o.0)
+            }
+            fn div(self, o: Self) -> Self {
+                Self::new(self.0 / o.0)
+            }
+            fn sqrt(self) -> Self {
+                Self::new(Ieee::sqrt(self.0))
+            }
+            fn fabs(self) -> Self {
+                Self::new(Ieee::fabs(self.0))
+            }
+            fn fmin(self, o: Self) -> Self {
+                Self::new(Ieee::fmin(self.0, o.0))
+            }
+            fn fmax(self, o: Self) -> Self {
+                Self::new(Ieee::fmax(self.0, o.0))
+            }
+            fn hypot(self, o: Self) -> Self {
+                Self::new(Ieee::hypot(self.0, o.0))
+            }
+            fn fma(self, b: Self, c: Self) -> Self {
+                Self::new(Ieee::fma(self.0, b.0, c.0))
+            }
+            fn finite(self) -> bool {
+                self.0.is_finite()
+            }
+        }
+    };
+}
+flavoured!(f32);
+flavoured!(f64);
 
 /// Replaces the words of `f`'s derived parameters (`s = a + b`) by their
 /// values computed from the other words.

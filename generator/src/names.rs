@@ -228,9 +228,9 @@ mod tests {
     #[test]
     fn names() {
         assert!(check_local("theta", "a step").is_ok());
-        assert!(check_local("int", "a step").unwrap_err().contains("reserved by target c, cuda, glsl, opencl ("));
+        assert!(check_local("int", "a step").unwrap_err().contains("reserved by target c, cuda, glsl, hip, opencl ("));
         assert!(check_local("sample", "a step").is_ok(), "no target reserves it");
-        assert!(check_local("threadIdx", "a step").unwrap_err().contains("reserved by target cuda ("));
+        assert!(check_local("threadIdx", "a step").unwrap_err().contains("reserved by target cuda, hip ("));
         assert!(keywords("wgsl").contains(&"let") && !keywords("c").contains(&"let"));
         assert!(check_local("or", "a step").is_err(), "a C++ alternative operator name");
         assert!(check_local("let", "a step").is_err(), "a WGSL keyword");

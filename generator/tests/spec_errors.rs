@@ -694,7 +694,7 @@ fn hostile_specs_get_exact_messages() {
             "params = [\"app: self\", \"aqq: self\", \"or: self\"]\nreturns = \"rotation\"".into(),
             0,
             "families.jacobi_rotation.params",
-            "parameter name `or` is reserved by target c, cuda (generator/src/targets/c/keywords.txt)".into(),
+            format!("parameter name `or` is reserved by target {} (generator/src/targets/c/keywords.txt)", reserving("or")),
         ),
         // A name twice is refused; `out`, `lanes` and `first` are free (the cores' own names are
         // `aether_...`: tests/names.rs).
@@ -996,9 +996,10 @@ fn independent_errors_are_all_reported_in_line_order() {
             line_at("shapes = [\"vec3\"]\nparams = [\"a: self\", \"b: self\"]")
         ),
         format!(
-            "spec/aether.toml:{}: `families.jacobi_rotation.params`: parameter name `or` is reserved by target c, cuda \
+            "spec/aether.toml:{}: `families.jacobi_rotation.params`: parameter name `or` is reserved by target {} \
              (generator/src/targets/c/keywords.txt)",
-            line_at("params = [\"app: self\", \"aqq: self\", \"apq: self\"]\nreturns")
+            line_at("params = [\"app: self\", \"aqq: self\", \"apq: self\"]\nreturns"),
+            aether_generator::names::reserving("or").join(", ")
         ),
     ];
     assert_eq!(error_of(&text), want.join("\n"));

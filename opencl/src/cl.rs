@@ -123,6 +123,23 @@ pub struct Program<'d> {
     program: Handle,
 }
 
+/// `CL_INVALID_BUILD_OPTIONS`: the runtime refused an option before compiling.
+pub const CL_INVALID_BUILD_OPTIONS: i32 = -43;
+
+/// A program that did not build: clBuildProgram's code and the build log.
+#[derive(Debug, Clone)]
+pub struct BuildError {
+    pub options: String,
+    pub code: i32,
+    pub log: String,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "clBuildProgram({}): error {}\n{}", self.options, self.code, self.log)
+    }
+}
+
 /// A kernel argument.
 #[derive(Debug)]
 pub enum Arg<'a> {
@@ -243,18 +260,27 @@ impl Device {
 
     /// Builds `source` with `options`; the error carries the build log.
     pub fn build(&self, source: &str, options: &str) -> Result<Program<'_>, String> {
-        let src = CString::new(source).map_err(|e| e.to_string())?;
-        let opts = CString::new(options).map_err(|e| e.to_string())?;
+        self.try_build(source, options).map_err(|e| e.to_string())
+    }
+
+    /// Builds `source` with `options`; the error carries clBuildProgram's
+    /// code and the build log.
+    pub fn try_build(&self, source: &str, options: &str) -> Result<Program<'_>, BuildError> {
+        let failed = |code: i32, log: String| BuildError { options: options.to_string(), code, log };
+        let src = CString::new(source).map_err(|e| failed(0, e.to_string()))?;
+        let opts = CString::new(options).map_err(|e| failed(0, e.to_string()))?;
         let mut err = 0;
         // SAFETY: one NUL-terminated string; the program is released on drop.
         unsafe {
             let p = src.as_ptr();
             let program = (self.api.create_program)(self.context, 1, &p, ptr::null(), &mut err);
-            check("clCreateProgramWithSource", err)?;
+            if err != 0 {
+                return Err(failed(err, "clCreateProgramWithSource failed".into()));
+            }
             let program = Program { dev: self, program };
             let code = (self.api.build_program)(program.program, 1, &self.device, opts.as_ptr(), None, ptr::null_mut());
             if code != 0 {
-                return Err(format!("clBuildProgram({options}): error {code}\n{}", program.log()));
+                return Err(failed(code, program.log()));
             }
             Ok(program)
         }

@@ -6,6 +6,7 @@
 //! read back.
 
 pub mod cl;
+pub mod options;
 pub mod predicate;
 
 use std::collections::HashMap;

@@ -1,5 +1,6 @@
 //! `aether-opencl [N] [--report FILE] [--seed S] [--array-random M]
-//! [--no-controls]`: builds the OpenCL C core's check program on the first
+//! [--no-controls]`, or `aether-opencl --options-matrix [--ci] [--jobs J]
+//! [N] [--report FILE]` (the build options matrix, `aether_opencl::options`): builds the OpenCL C core's check program on the first
 //! OpenCL device, runs every fixed-layout kernel on the corpus and N random
 //! inputs (default 100000), every kernel over arrays on the corpus and M
 //! random inputs (default N / 20), every batched structure-of-arrays kernel
@@ -132,17 +133,24 @@ fn main() -> ExitCode {
     let mut report_path: Option<String> = None;
     let mut seed = 1u64;
     let mut controls = true;
+    let (mut matrix, mut ci, mut jobs) = (false, false, 1usize);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--report" => report_path = args.next(),
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()).unwrap_or(1),
             "--no-controls" => controls = false,
+            "--options-matrix" => matrix = true,
+            "--ci" => ci = true,
+            "--jobs" => jobs = args.next().and_then(|s| s.parse().ok()).unwrap_or(1),
             "--array-random" => array_random = args.next().and_then(|s| s.parse().ok()),
             n => match n.parse() {
                 Ok(n) => random = n,
                 Err(_) => {
-                    eprintln!("usage: aether-opencl [N] [--report FILE] [--seed S] [--array-random M] [--no-controls]");
+                    eprintln!(
+                        "usage: aether-opencl [N] [--report FILE] [--seed S] [--array-random M] [--no-controls]\n       \
+                         aether-opencl --options-matrix [--ci] [--jobs J] [N] [--report FILE] [--seed S]"
+                    );
                     return ExitCode::from(2);
                 }
             },
@@ -163,6 +171,29 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if matrix {
+        let cfg = aether_opencl::options::Config { random, ci, seed, jobs };
+        return match aether_opencl::options::run(&dev, &s, &aether_generator::default_root(), cfg) {
+            Ok((report, failed)) => {
+                if let Some(p) = report_path {
+                    if let Err(e) = std::fs::write(&p, report) {
+                        eprintln!("aether-opencl: {p}: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+                if failed.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    eprintln!("aether-opencl: the options matrix: {}", failed.join("; "));
+                    ExitCode::from(1)
+                }
+            }
+            Err(e) => {
+                eprintln!("aether-opencl: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     // The kernels over arrays cost more per case (up to 8192 words), and
     // each is a compile on the runtime: N / 20 unless told (5000 for CI's
     // 100000; the C core's random test draws 20000).

@@ -75,6 +75,22 @@ impl Lang {
         }
     }
 
+    /// The module of the self-test alone, with the cause probes of `simulate`
+    /// (`selftest::Cause` bits) in the form their cause gives them.
+    pub fn selftest_module_simulating(
+        self,
+        model: &Model,
+        lowered: &[Function],
+        guard: Guard,
+        witnesses: &[Witness],
+        simulate: u32,
+    ) -> CheckModule {
+        match self {
+            Lang::Wgsl => wgsl::selftest_module_simulating(model, lowered, guard, witnesses, simulate),
+            Lang::Glsl => glsl::selftest_module_simulating(model, lowered, guard, witnesses, simulate),
+        }
+    }
+
     /// The self-test's witnesses, from the corpus.
     pub fn selftest_witnesses(self, model: &Model, cases_of: &dyn Fn(&str) -> Option<Vec<aether_generator::corpus::Case>>) -> Vec<Witness> {
         match self {

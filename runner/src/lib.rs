@@ -24,6 +24,7 @@ pub mod opencl_stack;
 pub mod predicates;
 pub mod report;
 pub mod selftest;
+pub mod strict;
 pub mod webgl;
 pub mod wgpu_stack;
 

@@ -1,6 +1,17 @@
 //! `aether-runner wgsl|glsl --stack wgpu|dawn|gles|webgl|all --random N [--report FILE.md]
-//! [--guard bits|opaque-one|none] [--mutant NAME] [--expect-mismatch]
-//! [--seed S] [--only SUBSTRING]`
+//! [--guard bits|opaque-one|none] [--mutant NAME] [--fuse] [--expect-mismatch]
+//! [--seed S] [--only SUBSTRING] [--strict]`
+//!
+//! `--strict` runs the strict WGSL build (`wgsl_core/aether_core_strict.wgsl`:
+//! every rounded result guarded) in place of the default one, its controls
+//! included. `--fuse` is the control that stands for a fusing driver: the
+//! module with every product that a sum reads directly fused into an `fma`
+//! (`wgsl::strict::fuse_products`); the run says how many it fused (none in
+//! the strict build, whose products are all behind the guard).
+//!
+//! `aether-runner wgsl-bench [--stack wgpu|dawn|all] [--items N] [--rounds R]
+//! [--report FILE.md]`: the cost of the strict build against the default
+//! one (`runner::strict::bench_main`).
 //!
 //! The WGSL check module runs on the WebGPU stacks (wgpu, dawn), the GLSL ES
 //! one on the GL stacks (gles: Mesa on llvmpipe; webgl: Chromium's WebGL2 on
@@ -11,7 +22,15 @@
 //! stack; fails when a witness of a bits family fails (with `--expect-fail`,
 //! a mutant's core: when none does), or when a stack named by
 //! `--expect-flush` is not reported as flushing subnormals (or one not
-//! named is).
+//! named is). `--simulate CAUSE` (fusion, reassociation, zero-sign) prints
+//! the core from the mutant that stands for a stack with that cause (fma,
+//! reassociate, neg-sub; or `--mutant`'s) and the self-test's cause probe in
+//! the form the cause gives it; `--expect-cause CAUSE` fails unless the probes
+//! detect it, it explains failing witnesses, and no witness is left a failing
+//! rule (use it without `--expect-fail`, which wants failing rules).
+//! `--shield-probes` prints the cause probes' products and inner sums through
+//! the core's barrier, so no driver fuses or reassociates them: the negative
+//! control, whose failures must then be failing rules.
 //!
 //! `aether-runner opencl [--random N] [--report FILE.md] [--seed S]`: the
 //! OpenCL C core's check program on the first OpenCL device (PoCL), every
@@ -44,7 +63,7 @@ use aether_runner::lang::Lang;
 use aether_runner::report::{self, Header, Section};
 
 const USAGE: &str = "usage: aether-runner wgsl|glsl [--stack wgpu|dawn|gles|webgl|all] [--random N] [--report FILE.md] \
-[--guard bits|opaque-one|none] [--mutant NAME] [--expect-mismatch] [--seed S] [--only SUBSTRING]";
+[--guard bits|opaque-one|none] [--mutant NAME] [--fuse] [--expect-mismatch] [--seed S] [--only SUBSTRING] [--strict]";
 
 #[derive(Debug)]
 struct Options {
@@ -57,6 +76,8 @@ struct Options {
     expect_mismatch: bool,
     seed: u64,
     only: Option<String>,
+    strict: bool,
+    fuse: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -75,6 +96,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         expect_mismatch: false,
         seed: inputs::DEFAULT_SEED,
         only: None,
+        strict: false,
+        fuse: false,
     };
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value\n{USAGE}"));
@@ -117,12 +140,20 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 o.seed = parsed.map_err(|_| format!("--seed {v}: not a number"))?;
             }
             "--only" => o.only = Some(value()?),
+            "--strict" => o.strict = true,
+            "--fuse" => o.fuse = true,
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }
-    if o.expect_mismatch && o.guard == Guard::Bits && o.mutant.is_none() {
-        return Err("--expect-mismatch needs a control: --guard none, --guard opaque-one or --mutant NAME".into());
+    if o.expect_mismatch && o.guard == Guard::Bits && o.mutant.is_none() && !o.fuse {
+        return Err("--expect-mismatch needs a control: --guard none, --guard opaque-one, --mutant NAME or --fuse".into());
+    }
+    if o.fuse && (o.guard != Guard::Bits || o.mutant.is_some()) {
+        return Err("--fuse is a control of its own: not with --guard or --mutant".into());
+    }
+    if o.strict && lang != Lang::Wgsl {
+        return Err("--strict: only the WGSL core has a strict build".into());
     }
     Ok(o)
 }
@@ -144,7 +175,8 @@ fn filtered(mut m: CheckModule, only: &Option<String>) -> CheckModule {
 
 fn selftest_main(lang: Lang, args: &[String]) -> Result<bool, String> {
     let mut stacks: Vec<String> = lang.stacks().iter().map(|s| s.to_string()).collect();
-    let (mut mutant, mut flushing, mut expect_fail, mut guard) = (None, Vec::new(), false, Guard::Bits);
+    let (mut mutant, mut flushing, mut expect_fail, mut guard, mut strict) = (None, Vec::new(), false, Guard::Bits, false);
+    let (mut simulate, mut expect_causes) = (0u32, 0u32);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
@@ -168,8 +200,16 @@ fn selftest_main(lang: Lang, args: &[String]) -> Result<bool, String> {
                 }
             }
             "--expect-fail" => expect_fail = true,
+            "--strict" if lang == Lang::Wgsl => strict = true,
+            "--simulate" => simulate |= aether_runner::selftest::cause_bit(&value()?)?,
+            "--expect-cause" => expect_causes |= aether_runner::selftest::cause_bit(&value()?)?,
+            "--shield-probes" => simulate |= aether_generator::selftest::SHIELD_PROBES,
             other => return Err(format!("unknown option `{other}`")),
         }
+    }
+    // A simulated cause without a mutant takes the mutant that stands for it.
+    if mutant.is_none() && simulate != 0 {
+        mutant = aether_runner::selftest::simulating_mutant(lang, simulate)?;
     }
     let root = aether_generator::default_root();
     let model = aether_generator::load(&root).map_err(|e| e.to_string())?;
@@ -182,7 +222,14 @@ fn selftest_main(lang: Lang, args: &[String]) -> Result<bool, String> {
     let mut ok = true;
     for stack in &stacks {
         let mut exec = aether_runner::open(stack).map_err(|e| format!("{stack}: {e}"))?;
-        let r = aether_runner::selftest::run(exec.as_mut(), &core_model, &lowered, guard, &witnesses)?;
+        let r = if strict {
+            aether_runner::strict::selftest(exec.as_mut(), &core_model, &lowered, guard, &witnesses)?
+        } else {
+            aether_runner::selftest::run_simulating(exec.as_mut(), &core_model, &lowered, guard, &witnesses, simulate)?
+        };
+        if strict {
+            println!("strict build:");
+        }
         println!("{}", r.line());
         let failed = r.field("failed");
         if expect_fail && failed == 0 {
@@ -191,6 +238,10 @@ fn selftest_main(lang: Lang, args: &[String]) -> Result<bool, String> {
         }
         if !expect_fail && failed > 0 {
             println!("FAIL: {stack}: {failed} witnesses of bits families failed");
+            ok = false;
+        }
+        for problem in aether_runner::selftest::cause_problems(&r, expect_causes) {
+            println!("FAIL: {stack}: {problem}");
             ok = false;
         }
         let flushes = r.field("flushes_results") == 1 || r.field("flushes_operands") == 1;
@@ -219,6 +270,16 @@ fn main() -> ExitCode {
             Ok(false) => ExitCode::from(1),
             Err(e) => {
                 eprintln!("aether-runner: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    if args.first().map(String::as_str) == Some("wgsl-bench") {
+        return match aether_runner::strict::bench_main(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("aether-runner wgsl-bench: {e}");
                 ExitCode::from(2)
             }
         };
@@ -276,7 +337,10 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
     let corpus = aether_generator::corpus::read_committed(&root)?;
     let lowered = model.lowered();
     let lang = o.lang;
-    let baseline = filtered(lang.check_module(&model, &lowered, Guard::Bits), &o.only);
+    let module = |model: &aether_generator::model::Model, lowered: &[aether_generator::model::Function], guard: Guard| {
+        aether_runner::strict::check_module(lang, o.strict, model, lowered, guard)
+    };
+    let baseline = filtered(module(&model, &lowered, Guard::Bits)?, &o.only);
     if baseline.entries.is_empty() {
         return Err(format!(
             "the {} check module has no entries (check_module of generator/src/targets/{}/ gives none)",
@@ -284,17 +348,24 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
             lang.name()
         ));
     }
+    let build = if o.strict { "strict build, " } else { "" };
     let control_name = match (o.mutant, o.guard) {
-        (Some(m), g) => Some(format!("mutant {}, guard {}", m.name(), guard_name(g))),
+        _ if o.fuse => Some(format!("{build}products fused into their sums")),
+        (Some(m), g) => Some(format!("{build}mutant {}, guard {}", m.name(), guard_name(g))),
         (None, Guard::Bits) => None,
-        (None, g) => Some(format!("guard {}", guard_name(g))),
+        (None, g) => Some(format!("{build}guard {}", guard_name(g))),
     };
     let control = match o.mutant {
+        _ if o.fuse => {
+            let (m, n) = aether_runner::strict::fused(&baseline);
+            println!("fuse: {n} products fused into their sums ({})", if o.strict { "strict build" } else { "default build" });
+            Some(m)
+        }
         Some(m) => {
             let (mm, ml) = m.build(&model).map_err(|e| e.to_string())?;
-            Some(filtered(lang.check_module(&mm, &ml, o.guard), &o.only))
+            Some(filtered(module(&mm, &ml, o.guard)?, &o.only))
         }
-        None if o.guard != Guard::Bits => Some(filtered(lang.check_module(&model, &lowered, o.guard), &o.only)),
+        None if o.guard != Guard::Bits => Some(filtered(module(&model, &lowered, o.guard)?, &o.only)),
         None => None,
     };
 
@@ -357,7 +428,9 @@ fn run(o: &Options, args: &[String]) -> Result<bool, String> {
         let mut exec = aether_runner::open(stack).map_err(|e| format!("{stack}: {e}"))?;
         let base = compare::run_stack(&model, exec.as_mut(), &baseline, &cases).map_err(|e| format!("{stack}: {e}"))?;
         let section = match &control {
-            None => Section { run: base, module: "guard bits".into(), changes: None },
+            None => {
+                Section { run: base, module: if o.strict { "strict build, guard bits".into() } else { "guard bits".into() }, changes: None }
+            }
             Some(m) => {
                 let run = compare::run_stack(&model, exec.as_mut(), m, &cases).map_err(|e| format!("{stack} (control): {e}"))?;
                 let changes = compare::changes(&base, &run);

@@ -5,5 +5,5 @@
 // The WGSL self-test's report: aether_selftest_report's fields in order (u32 each), and the
 // rules whose bits failed_rules sets (bit k: the k-th name).
 
-export const selftestFields = ["failed_rules", "failed", "banded_differ", "witnesses", "flushes_results", "flushes_operands", "zero_sign_ignored", "first_failed", "outside_domain_differ"];
+export const selftestFields = ["failed_rules", "failed", "banded_differ", "witnesses", "flushes_results", "flushes_operands", "zero_sign_ignored", "first_failed", "outside_domain_differ", "fuses", "reassociates", "explained", "explained_causes"];
 export const selftestRules = ["fold-left", "fold-seeded", "true-division", "fma", "hypot", "neg-sub", "neg-swap", "max-select-swapped", "column-major", "quat-xyzw", "uncompensated", "non-finite-kept", "no-barrier", "rounds-reversed", "single-lane", "pivot-last", "right-looking", "no-symmetrize", "comp-dropped", "nan-first", "nan-second", "reassociate", "reciprocal", "product-order", "coefficient-bit", "reduction-constant"];

@@ -9,12 +9,14 @@ import zlib from 'node:zlib';
 import * as a from '../index.js';
 
 const SELECTIONS = [
-  ['the whole WGSL core (`wgslCore`)', null, {}],
+  ['the whole WGSL core, strict build (`wgslCore`)', null, {}],
+  ['the whole WGSL core, default build (`wgslCoreFast`)', null, { core: 'fast' }],
   ['`aether_vec3f_dot`, `aether_vec3f_normalize`', ['aether_vec3f_dot', 'aether_vec3f_normalize'], {}],
   ['`aether_mat4f_mul`, `aether_mat4f_mul_vec`, `aether_quatf_rotate`', ['aether_mat4f_mul', 'aether_mat4f_mul_vec', 'aether_quatf_rotate'], {}],
   ['`aether_pairf_neumaier_add`, `aether_pairf_value` (a compensated sum)', ['aether_pairf_neumaier_add', 'aether_pairf_value'], {}],
   ['`aether_f32_sin`, `aether_f32_cos`, `aether_f32_exp`', ['aether_f32_sin', 'aether_f32_cos', 'aether_f32_exp'], {}],
   ['`aether_mat4f_inverse`', ['aether_mat4f_inverse'], {}],
+  ['`aether_mat4f_inverse`, default build', ['aether_mat4f_inverse'], { core: 'fast' }],
   ['`aether_selftest` (what runSelfTest compiles)', ['aether_selftest'], {}],
   ['the whole WGSL df64 (`wgslDf64`)', null, { core: 'df64' }],
   ['df64 `aether_vec3d_add`, `aether_vec3d_sub`', ['aether_vec3d_add', 'aether_vec3d_sub'], { core: 'df64' }],
@@ -39,7 +41,15 @@ function opaqueZero() {
   const out = [];
   for (const language of ['wgsl', 'glsl']) {
     const L = language === 'wgsl' ? 'WGSL' : 'GLSL ES';
-    out.push(`- ${L} core (\`aether_set_opaque_zero\`): ${code(a.needsOpaqueZero({ language }))}.`);
+    if (language === 'wgsl') {
+      // The strict build guards every rounded result: nearly every function needs the zero.
+      const need = a.needsOpaqueZero({ language });
+      const not = fnNames({ language }).filter((n) => !need.includes(n));
+      out.push(`- ${L} core, strict build (\`aether_set_opaque_zero\`): ${need.length} of its ${need.length + not.length} functions, all but ${code(not)}.`);
+      out.push(`- ${L} core, default build (\`core: 'fast'\`, \`aether_set_opaque_zero\`): ${code(a.needsOpaqueZero({ language, core: 'fast' }))}.`);
+    } else {
+      out.push(`- ${L} core (\`aether_set_opaque_zero\`): ${code(a.needsOpaqueZero({ language }))}.`);
+    }
     const need = a.needsOpaqueZero({ language, core: 'df64' });
     const not = fnNames({ language, core: 'df64' }).filter((n) => !need.includes(n));
     out.push(`- ${L} df64 (\`aether_df64_set_opaque_zero\`): ${need.length} of its ${need.length + not.length} functions, all but ${code(not)}.`);

@@ -3,7 +3,7 @@
 // partial source. (The browser test compiles every item's closure; this file checks the rest.)
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { subset, closure, itemTable, coreSource, wgslCore, glslCore } from '../index.js';
+import { subset, closure, itemTable, coreSource, wgslCore, wgslCoreFast, glslCore } from '../index.js';
 
 test('every item of a subset is a slice of the core, in the core order', () => {
   for (const [language, core] of [['wgsl', wgslCore], ['glsl', glslCore]]) {
@@ -20,7 +20,7 @@ test('every item of a subset is a slice of the core, in the core order', () => {
 
 test('the items of a core cover it: nothing but blanks and comments between them', () => {
   for (const language of ['wgsl', 'glsl']) {
-    for (const core of ['core', 'df64', 'predicate']) {
+    for (const core of language === 'wgsl' ? ['core', 'fast', 'df64', 'predicate'] : ['core', 'df64', 'predicate']) {
       const text = coreSource({ language, core });
       const table = itemTable({ language, core });
       let at = 0;
@@ -38,7 +38,21 @@ test('a selection that needs the opaque zero declares it and names the setter', 
   const src = subset('aether_f32_two_sum');
   assert.match(src, /var<uniform> aether_zero: vec4<u32>/);
   assert.match(src, /must first call aether_set_opaque_zero\(aether_zero\.x\)/);
-  assert.doesNotMatch(subset('aether_vec3f_dot'), /aether_zero/);
+  // The strict build (the default core) guards every product and sum; the default build
+  // ('fast') only the compensated and elementary functions.
+  assert.match(subset('aether_vec3f_dot'), /must first call aether_set_opaque_zero\(aether_zero\.x\)/);
+  assert.doesNotMatch(subset('aether_vec3f_dot', { core: 'fast' }), /aether_zero/);
+});
+
+test('the two WGSL builds: the strict one is the default core, the same items as the fast one', () => {
+  assert.equal(coreSource(), wgslCore);
+  assert.equal(coreSource({ core: 'fast' }), wgslCoreFast);
+  assert.match(wgslCore, /THE STRICT BUILD/);
+  assert.doesNotMatch(wgslCoreFast, /THE STRICT BUILD/);
+  const names = (core) => itemTable({ core }).map((it) => `${it.kind} ${it.name}`);
+  assert.deepEqual(names('core'), names('fast'));
+  assert.match(subset('aether_vec3f_dot'), /aether_barrier_f32\(\(a\.x \* b\.x\)\)/);
+  assert.throws(() => subset('aether_vec3f_dot', { language: 'glsl', core: 'fast' }), /no core "fast"/);
 });
 
 test('wrong arguments are refused with an error that says what is wrong', () => {

@@ -26,8 +26,12 @@ use crate::targets::Output;
 pub const FOLDER: &str = "web/generated";
 
 /// The cores the package exports: (export name, path of the core's output, language).
-const SOURCES: [(&str, &str, Lang); 6] = [
-    ("wgslCore", "wgsl_core/aether_core.wgsl", Lang::Wgsl),
+/// `wgslCore` is the strict build (every rounded result guarded: the bits
+/// survive a driver that fuses or reassociates), the package's choice;
+/// `wgslCoreFast` the default build of `wgsl_core/aether_core.wgsl`.
+const SOURCES: [(&str, &str, Lang); 7] = [
+    ("wgslCore", crate::targets::wgsl::strict::PATH, Lang::Wgsl),
+    ("wgslCoreFast", "wgsl_core/aether_core.wgsl", Lang::Wgsl),
     ("wgslDf64", "wgsl_core/aether_df64.wgsl", Lang::Wgsl),
     ("wgslPredicate", "wgsl_core/aether_predicate.wgsl", Lang::Wgsl),
     ("glslCore", "glsl_core/aether_core.glsl", Lang::Glsl),

@@ -13,6 +13,7 @@ use crate::model::Model;
 pub mod c;
 pub mod cuda;
 pub mod glsl;
+pub mod hip;
 pub mod opencl;
 pub mod rust;
 pub mod shared;
@@ -122,6 +123,7 @@ pub fn registry() -> Vec<Box<dyn Target>> {
         Box::new(opencl::OpenCl),
         Box::new(rust::Rust),
         Box::new(glsl::GlslTarget),
+        Box::new(hip::Hip),
     ]
 }
 

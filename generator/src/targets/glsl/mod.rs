@@ -468,7 +468,7 @@ fn result_words(f: &Function, var: &str) -> Vec<String> {
 }
 
 /// The words of the self-test's report (`aether_selftest_report`).
-pub const SELFTEST_WORDS: usize = 9;
+pub const SELFTEST_WORDS: usize = 13;
 
 /// The fields of `aether_selftest_report`, in the order the check entry
 /// writes them (the WGSL core's report, field for field).
@@ -482,6 +482,10 @@ pub const SELFTEST_FIELDS: [&str; SELFTEST_WORDS] = [
     "zero_sign_ignored",
     "first_failed",
     "outside_domain_differ",
+    "fuses",
+    "reassociates",
+    "explained",
+    "explained_causes",
 ];
 
 /// The self-test: replays the witnesses of the core's callables (their
@@ -489,8 +493,16 @@ pub const SELFTEST_FIELDS: [&str; SELFTEST_WORDS] = [
 /// compiler folds them when it builds the shader) and probes subnormal
 /// flushing and the sign of zero.
 fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witness]) -> (String, ShaderFunction) {
+    selftest_with(model, lowered, t, witnesses, 0)
+}
+
+/// The self-test, with the cause probes of the causes in `simulate` (a mask
+/// of `selftest::Cause::bit`) printed in the form their cause gives them: a
+/// control that stands for an implementation with those causes.
+fn selftest_with(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witness], simulate: u32) -> (String, ShaderFunction) {
     let callables = model.callables();
-    let mut body = vec!["aether_selftest_report aether_report = aether_selftest_report(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);".to_string()];
+    let zeros = vec!["0u"; SELFTEST_WORDS].join(", ");
+    let mut body = vec![format!("aether_selftest_report aether_report = aether_selftest_report({zeros});")];
     body.push(format!("aether_report.witnesses = {}u;", witnesses.len()));
     let table = std::cell::RefCell::new(Vec::<u32>::new());
     let word = |x: u64| {
@@ -498,6 +510,36 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
         t.push(x as u32);
         format!("aether_w({}u)", t.len() - 1)
     };
+    // The causes first, in plain arithmetic on words from the table: an
+    // implementation that fuses, reassociates, flushes or ignores zero signs
+    // in the core's code does it here too. A failing witness whose causes
+    // (its mask, from the generator) meet a detected one is counted as
+    // explained.
+    for probe in crate::selftest::subnormal_probes(model).into_iter().filter(|p| p.bits == 32) {
+        let field = if probe.operand { "flushes_operands" } else { "flushes_results" };
+        body.push(format!(
+            "aether_report.{field} = (floatBitsToUint(uintBitsToFloat({}) * uintBitsToFloat({})) != 0x{:08x}u) ? 1u : 0u;",
+            word(probe.a),
+            word(probe.b),
+            probe.expected as u32
+        ));
+    }
+    body.push("// -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.".into());
+    let (nz, one, pz, mone) = (word(0x8000_0000), word(0x3f80_0000), word(0), word(0xbf80_0000));
+    body.push(format!(
+        "aether_report.zero_sign_ignored = (floatBitsToUint(uintBitsToFloat({nz}) * uintBitsToFloat({one})) != 0x80000000u || floatBitsToUint(uintBitsToFloat({pz}) * uintBitsToFloat({mone})) != 0x80000000u) ? 1u : 0u;"
+    ));
+    body.extend(crate::selftest::shader_cause_probes(
+        model,
+        &crate::selftest::ShaderProbeSpelling {
+            read: &|x| format!("uintBitsToFloat({})", word(x)),
+            bits: &|e| format!("floatBitsToUint({e})"),
+            flag: &|cond, bit| format!("(({cond}) ? {bit}u : 0u)"),
+            declare: "uint aether_causes",
+            shield: &|e| format!("uintBitsToFloat(floatBitsToUint({e}) | aether_opaque_zero)"),
+        },
+        simulate,
+    ));
     for (n, w) in witnesses.iter().enumerate() {
         let c = callables[w.callable];
         let bit = crate::mutants::ALL.iter().position(|m| *m == w.mutant).unwrap();
@@ -548,28 +590,29 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
         } else if banded {
             block.push("        aether_report.banded_differ += 1u;".into());
         } else {
+            // The functions the core prints with every sum through its
+            // barrier, and the kernels, by the probes printed so.
+            let guarded = match c {
+                Callable::Function(f) => {
+                    lowered.iter().any(|g| g.family == f.family && g.shape == f.shape && g.elem == f.elem && g.relies_on_rounding())
+                }
+                Callable::Kernel(_) => true,
+            };
+            let causes = if guarded { "aether_guarded_causes" } else { "aether_causes" };
+            block.push(format!(
+                "        if (({causes} & {m}u) != 0u) {{ aether_report.explained += 1u; aether_report.explained_causes |= {causes} & {m}u; }} else {{ // causes: {}",
+                crate::selftest::Cause::names(w.causes, ", "),
+                m = w.causes
+            ));
             block.push(format!("        aether_report.failed_rules |= {}u; // {}", 1u64 << bit, w.mutant.name()));
             block.push("        aether_report.failed += 1u;".into());
             block.push(format!("        if (aether_report.first_failed == 0u) {{ aether_report.first_failed = {}u; }}", n + 1));
+            block.push("        }".into());
         }
         block.push("    }".into());
         block.push("}".into());
         body.extend(block);
     }
-    for probe in crate::selftest::subnormal_probes(model).into_iter().filter(|p| p.bits == 32) {
-        let field = if probe.operand { "flushes_operands" } else { "flushes_results" };
-        body.push(format!(
-            "aether_report.{field} = (floatBitsToUint(uintBitsToFloat({}) * uintBitsToFloat({})) != 0x{:08x}u) ? 1u : 0u;",
-            word(probe.a),
-            word(probe.b),
-            probe.expected as u32
-        ));
-    }
-    body.push("// -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.".into());
-    let (nz, one, pz, mone) = (word(0x8000_0000), word(0x3f80_0000), word(0), word(0xbf80_0000));
-    body.push(format!(
-        "aether_report.zero_sign_ignored = (floatBitsToUint(uintBitsToFloat({nz}) * uintBitsToFloat({one})) != 0x80000000u || floatBitsToUint(uintBitsToFloat({pz}) * uintBitsToFloat({mone})) != 0x80000000u) ? 1u : 0u;"
-    ));
     body.push("return aether_report;".into());
     let table = table.into_inner();
     let words: Vec<String> = table.iter().map(|x| format!("0x{x:08x}u")).collect();
@@ -591,6 +634,11 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
                  states as bits on GLSL, for witnesses inside the domain (finite, no subnormal); banded_differ counts witnesses of \
                  banded families that differ (allowed within their band), outside_domain_differ those with a NaN, infinity or \
                  subnormal word that differ (an implementation may flush or lack NaN)."
+                    .into(),
+                "fuses, reassociates, flushes_results, flushes_operands and zero_sign_ignored are the cause probes' findings, in \
+                 plain arithmetic: a failing witness that one of the detected causes can explain (its mask, from the generator) is \
+                 counted in explained (explained_causes: the causes that explained them, selftest::Cause bits: 1 fusion, 2 \
+                 reassociation, 4 flush, 8 zero-sign), not in failed_rules."
                     .into(),
             ],
             signature: "aether_selftest_report aether_selftest()".into(),
@@ -663,6 +711,27 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
 pub fn selftest_module(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness]) -> CheckModule {
     let mut m = check_module_with(model, lowered, guard, witnesses);
     m.entries.retain(|e| e.entry == "check_selftest");
+    m
+}
+
+/// The self-test module with the cause probes of `simulate` (a mask of
+/// `selftest::Cause::bit`) printed in the form their cause gives them, so
+/// that a core printed from a mutant's trees (reassociate, neg-sub) stands
+/// for an implementation with that cause: its self-test must name the cause.
+/// (GLSL ES 3.00 has no fma(): the fma mutant's trees print as `a * b + c`,
+/// which fuses no more than the core does, so fusion is simulated on WGSL.)
+pub fn selftest_module_simulating(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness], simulate: u32) -> CheckModule {
+    let mut m = selftest_module(model, lowered, guard, witnesses);
+    if simulate != 0 {
+        if let Some(t) = f32_type(model) {
+            let (_, plain) = selftest_with(model, lowered, t, witnesses, 0);
+            let (_, sim) = selftest_with(model, lowered, t, witnesses, simulate);
+            for (a, b) in plain.body.iter().zip(&sim.body).filter(|(a, b)| a != b) {
+                assert!(m.source.contains(a.as_str()), "the self-test module lacks its probe `{a}`");
+                m.source = m.source.replace(a.as_str(), b.as_str());
+            }
+        }
+    }
     m
 }
 

@@ -64,6 +64,7 @@ use crate::targets::shared::check::CheckEntry;
 use crate::targets::shared::soa::{self, SoaBatch};
 use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
+pub mod options;
 pub mod predicates;
 
 #[derive(Debug)]
@@ -337,6 +338,7 @@ fn core(model: &Model, lowered: &[Function], banner: &str) -> Result<String, Err
         sections => sections(model, lowered),
         check => false,
         check_lines => Vec::<String>::new(),
+        build_options => options::header_lines(),
     };
     render("opencl/aether_core.cl.j2", CORE_TEMPLATE, &ctx)
 }
@@ -436,6 +438,7 @@ pub fn check_program(model: &Model, lowered: &[Function], banner: &str, witnesse
         sections => sections(model, lowered),
         check => true,
         check_lines => lines,
+        build_options => options::header_lines(),
     };
     let source = render("opencl/aether_core.cl.j2", CORE_TEMPLATE, &core_ctx)?;
     Ok(ClProgram { source, entries, witnesses, arrays, batches: soa::batches(model, lowered) })

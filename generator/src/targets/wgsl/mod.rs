@@ -40,6 +40,7 @@ use crate::targets::{render, Capabilities, Exactness, Output, Target};
 
 pub mod df64;
 pub mod predicates;
+pub mod strict;
 
 /// The WGSL core's section of the contract doc: its bands.
 const CONTRACT_TEMPLATE: &str = include_str!("../../../../templates/wgsl/contract.md.j2");
@@ -81,9 +82,14 @@ pub fn function_entry_head(entry: &str, guard: &str, n_in: usize, n_out: usize) 
 /// residual), so each rounded sum is opaque before the next operation reads
 /// it. The guard is the identity on the bits: the tree's operations and
 /// their order are unchanged.
+///
+/// `strict` (the strict build, `strict.rs`): every rounded operation's
+/// result (product, quotient, square root, and every sum through `opaque`)
+/// passes through the guard, in every function.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Wgsl {
     pub opaque: bool,
+    pub strict: bool,
 }
 
 impl Spelling for Wgsl {
@@ -96,14 +102,15 @@ impl Spelling for Wgsl {
     fn bin(&self, op: BinOp, a: &str, b: &str, elem: &ElemType) -> String {
         match op {
             BinOp::Add | BinOp::Sub if self.opaque => format!("aether_barrier_{}(({a} {} {b}))", elem.name, op.symbol()),
+            BinOp::Mul | BinOp::Div if self.strict => format!("aether_barrier_{}(({a} {} {b}))", elem.name, op.symbol()),
             _ => format!("({a} {} {b})", op.symbol()),
         }
     }
     fn select(&self, c: &str, a: &str, b: &str) -> String {
         format!("select({b}, {a}, {c})")
     }
-    fn sqrt(&self, x: &str, _elem: &ElemType) -> String {
-        format!("sqrt({x})")
+    fn sqrt(&self, x: &str, elem: &ElemType) -> String {
+        strict::rounded(self, format!("sqrt({x})"), elem)
     }
     fn call(&self, b: Builtin, args: &[String], elem: &ElemType) -> String {
         let e = &elem.name;
@@ -112,9 +119,9 @@ impl Spelling for Wgsl {
             Builtin::IsFinite => format!("aether_isfinite_{e}({})", args[0]),
             Builtin::Fmin | Builtin::Fmax => format!("aether_{}_{e}({}, {})", b.name(), args[0], args[1]),
             Builtin::Barrier => format!("aether_barrier_{e}({})", args[0]),
-            Builtin::Fma => format!("fma({})", args.join(", ")),
+            Builtin::Fma => strict::rounded(self, format!("fma({})", args.join(", ")), elem),
             // Only a mutant calls hypot; WGSL's length() of a vec2 is one.
-            Builtin::Hypot => format!("length(vec2<{}>({}))", wgsl_scalar(elem), args.join(", ")),
+            Builtin::Hypot => strict::rounded(self, format!("length(vec2<{}>({}))", wgsl_scalar(elem), args.join(", ")), elem),
             Builtin::Sqrt => unreachable!("printed by sqrt()"),
         }
     }
@@ -271,8 +278,8 @@ fn structs(model: &Model, t: &ElemType) -> Vec<ShaderStruct> {
     out
 }
 
-fn function(model: &Model, f: &Function, t: &ElemType) -> ShaderFunction {
-    let sp = Wgsl { opaque: f.relies_on_rounding() };
+fn function(model: &Model, f: &Function, t: &ElemType, strict: bool) -> ShaderFunction {
+    let sp = Wgsl { opaque: strict || f.relies_on_rounding(), strict };
     let name = model.c_name(f);
     let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, sp.kind_type(model, &p.kind, t))).collect();
     let ret = sp.kind_type(model, &f.ret, t);
@@ -353,8 +360,8 @@ fn butterfly(model: &Model, t: &ElemType) -> Option<(Kernel, Vec<ShaderFunction>
 /// The per-lane linear algebra in f32: the helpers of every size over
 /// `ptr<function, array<f32, ..>>`, then the single form of every routine
 /// over the core's structs (`shared::shader`, spelled by `Wgsl`).
-fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType) -> Vec<ShaderFunction> {
-    shader::linalg_functions(model, lowered, t, &Wgsl::default())
+fn linalg_functions(model: &Model, lowered: &[Function], t: &ElemType, strict: bool) -> Vec<ShaderFunction> {
+    shader::linalg_functions(model, lowered, t, &strict::spelling(strict))
 }
 
 const CORE_TEMPLATE: &str = include_str!("../../../../templates/wgsl/aether_core.wgsl.j2");
@@ -370,9 +377,21 @@ fn minmax(cmp: &str) -> String {
 
 /// The core's source for the given lowered functions and guard.
 pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Guard, witnesses: &[Witness]) -> Result<String, Error> {
+    core_source_of(model, lowered, banner, guard, witnesses, false)
+}
+
+/// The core's source, the default build or (`strict`) the strict one.
+pub fn core_source_of(
+    model: &Model,
+    lowered: &[Function],
+    banner: &str,
+    guard: Guard,
+    witnesses: &[Witness],
+    strict: bool,
+) -> Result<String, Error> {
     let Some(t) = f32_type(model) else { return Ok(String::new()) };
-    let mut functions: Vec<ShaderFunction> = lowered.iter().filter(|f| f.elem == t.name).map(|f| function(model, f, t)).collect();
-    functions.extend(linalg_functions(model, lowered, t));
+    let mut functions: Vec<ShaderFunction> = lowered.iter().filter(|f| f.elem == t.name).map(|f| function(model, f, t, strict)).collect();
+    functions.extend(linalg_functions(model, lowered, t, strict));
     let mut pair = String::new();
     if let Some((_, fns)) = butterfly(model, t) {
         functions.extend(fns);
@@ -401,6 +420,7 @@ pub fn core_source(model: &Model, lowered: &[Function], banner: &str, guard: Gua
         guard => format!("{guard:?}"),
         functions,
         workgroup_pair => pair,
+        strict,
     };
     render("wgsl/aether_core.wgsl.j2", CORE_TEMPLATE, &ctx)
 }
@@ -442,12 +462,19 @@ fn result_words(f: &Function, var: &str) -> Vec<String> {
 }
 
 /// The words of the self-test's report (`aether_selftest_report`).
-pub const SELFTEST_WORDS: usize = 9;
+pub const SELFTEST_WORDS: usize = 13;
 
 /// The self-test: replays the witnesses of the WGSL core's callables (their
 /// inputs read through the opaque zero, so no compiler folds them at build
 /// time) and probes subnormal flushing and the sign of zero.
 fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witness]) -> (String, ShaderFunction) {
+    selftest_with(model, lowered, t, witnesses, 0)
+}
+
+/// The self-test, with the cause probes of the causes in `simulate` (a mask
+/// of `selftest::Cause::bit`) printed in the form their cause gives them: a
+/// control that stands for a stack with those causes.
+fn selftest_with(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witness], simulate: u32) -> (String, ShaderFunction) {
     let callables = model.callables();
     let mut body =
         vec!["var aether_report: aether_selftest_report;".to_string(), format!("aether_report.witnesses = {}u;", witnesses.len())];
@@ -462,6 +489,36 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
         t.push(x as u32);
         format!("aether_w({}u)", t.len() - 1)
     };
+    // The causes first, in plain arithmetic on words from the table: a
+    // driver that fuses, reassociates, flushes or ignores zero signs in the
+    // core's code does it here too. A failing witness whose causes (its mask,
+    // from the generator) meet a detected one is counted as explained.
+    let p = crate::selftest::subnormal_probes(model).into_iter().filter(|p| p.bits == 32).collect::<Vec<_>>();
+    for probe in &p {
+        let field = if probe.operand { "flushes_operands" } else { "flushes_results" };
+        body.push(format!(
+            "aether_report.{field} = select(0u, 1u, bitcast<u32>({} * {}) != 0x{:08x}u);",
+            word(probe.a),
+            word(probe.b),
+            probe.expected as u32
+        ));
+    }
+    body.push("// -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.".into());
+    let (nz, one, pz, mone) = (word(0x8000_0000), word(0x3f80_0000), word(0), word(0xbf80_0000));
+    body.push(format!(
+        "aether_report.zero_sign_ignored = select(0u, 1u, bitcast<u32>({nz} * {one}) != 0x80000000u || bitcast<u32>({pz} * {mone}) != 0x80000000u);"
+    ));
+    body.extend(crate::selftest::shader_cause_probes(
+        model,
+        &crate::selftest::ShaderProbeSpelling {
+            read: &|x| word(x),
+            bits: &|e| format!("bitcast<u32>({e})"),
+            flag: &|cond, bit| format!("select(0u, {bit}u, {cond})"),
+            declare: "let aether_causes",
+            shield: &|e| format!("bitcast<f32>(bitcast<u32>({e}) | aether_opaque_zero)"),
+        },
+        simulate,
+    ));
     for (n, w) in witnesses.iter().enumerate() {
         let c = callables[w.callable];
         let bit = crate::mutants::ALL.iter().position(|m| *m == w.mutant).unwrap();
@@ -511,29 +568,29 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
         } else if banded {
             block.push("        aether_report.banded_differ += 1u;".into());
         } else {
+            // The functions the core prints with every sum through its
+            // barrier, and the kernels, by the probes printed so.
+            let guarded = match c {
+                Callable::Function(f) => {
+                    lowered.iter().any(|g| g.family == f.family && g.shape == f.shape && g.elem == f.elem && g.relies_on_rounding())
+                }
+                Callable::Kernel(_) => true,
+            };
+            let causes = if guarded { "aether_guarded_causes" } else { "aether_causes" };
+            block.push(format!(
+                "        if (({causes} & {m}u) != 0u) {{ aether_report.explained += 1u; aether_report.explained_causes |= {causes} & {m}u; }} else {{ // causes: {}",
+                crate::selftest::Cause::names(w.causes, ", "),
+                m = w.causes
+            ));
             block.push(format!("        aether_report.failed_rules |= {}u; // {}", 1u64 << bit, w.mutant.name()));
             block.push("        aether_report.failed += 1u;".into());
             block.push(format!("        if (aether_report.first_failed == 0u) {{ aether_report.first_failed = {}u; }}", n + 1));
+            block.push("        }".into());
         }
         block.push("    }".into());
         block.push("}".into());
         body.extend(block);
     }
-    let p = crate::selftest::subnormal_probes(model).into_iter().filter(|p| p.bits == 32).collect::<Vec<_>>();
-    for probe in &p {
-        let field = if probe.operand { "flushes_operands" } else { "flushes_results" };
-        body.push(format!(
-            "aether_report.{field} = select(0u, 1u, bitcast<u32>({} * {}) != 0x{:08x}u);",
-            word(probe.a),
-            word(probe.b),
-            probe.expected as u32
-        ));
-    }
-    body.push("// -0 * 1 is -0 and +0 * -1 is -0 where the sign of a zero is kept.".into());
-    let (nz, one, pz, mone) = (word(0x8000_0000), word(0x3f80_0000), word(0), word(0xbf80_0000));
-    body.push(format!(
-        "aether_report.zero_sign_ignored = select(0u, 1u, bitcast<u32>({nz} * {one}) != 0x80000000u || bitcast<u32>({pz} * {mone}) != 0x80000000u);"
-    ));
     body.push("return aether_report;".into());
     let table = table.into_inner();
     let words: Vec<String> = table.iter().map(|x| format!("0x{x:08x}u")).collect();
@@ -557,11 +614,35 @@ fn selftest(model: &Model, lowered: &[Function], t: &ElemType, witnesses: &[Witn
              families that differ (allowed within their band), outside_domain_differ those with a NaN, infinity or subnormal \
              word that differ (a stack may flush or assume no NaN)."
                     .into(),
+                "fuses, reassociates, flushes_results, flushes_operands and zero_sign_ignored are the cause probes' findings, in \
+             plain arithmetic: a failing witness that one of the detected causes can explain (its mask, from the generator) is \
+             counted in explained (explained_causes: the causes that explained them, selftest::Cause bits: 1 fusion, 2 \
+             reassociation, 4 flush, 8 zero-sign), not in failed_rules."
+                    .into(),
             ],
             signature: "fn aether_selftest() -> aether_selftest_report".into(),
             body,
         },
     )
+}
+
+/// The self-test module with the cause probes of `simulate` (a mask of
+/// `selftest::Cause::bit`) printed in the form their cause gives them, so
+/// that a core printed from a mutant's trees (fma, reassociate, neg-sub)
+/// stands for a stack with that cause: its self-test must name the cause.
+pub fn selftest_module_simulating(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness], simulate: u32) -> CheckModule {
+    let mut m = selftest_module(model, lowered, guard, witnesses);
+    if simulate != 0 {
+        if let Some(t) = f32_type(model) {
+            let (_, plain) = selftest_with(model, lowered, t, witnesses, 0);
+            let (_, sim) = selftest_with(model, lowered, t, witnesses, simulate);
+            for (a, b) in plain.body.iter().zip(&sim.body).filter(|(a, b)| a != b) {
+                assert!(m.source.contains(a.as_str()), "the self-test module lacks its probe `{a}`");
+                m.source = m.source.replace(a.as_str(), b.as_str());
+            }
+        }
+    }
+    m
 }
 
 /// The self-test's witnesses for the WGSL core: those of its callables.
@@ -600,8 +681,13 @@ pub fn check_module(model: &Model, lowered: &[Function], guard: Guard) -> CheckM
 /// The check module, with the self-test's entry `check_selftest` when
 /// `witnesses` is not empty.
 pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness]) -> CheckModule {
+    check_module_of(model, lowered, guard, witnesses, false)
+}
+
+/// The check module of the default build or (`strict`) the strict one.
+pub fn check_module_of(model: &Model, lowered: &[Function], guard: Guard, witnesses: &[Witness], strict: bool) -> CheckModule {
     let Some(t) = f32_type(model) else { return CheckModule { source: String::new(), entries: Vec::new() } };
-    let core = core_source(model, lowered, "// aether check module", guard, witnesses).expect("the WGSL template renders");
+    let core = core_source_of(model, lowered, "// aether check module", guard, witnesses, strict).expect("the WGSL template renders");
     let mut src = vec![
         core,
         String::new(),
@@ -684,10 +770,10 @@ pub fn check_module_with(model: &Model, lowered: &[Function], guard: Guard, witn
                 max_random: None,
             });
         }
-        array_entries(model, t, &mut src, &mut entries);
+        array_entries(model, t, &mut src, &mut entries, strict);
     }
     linalg_entries(model, t, &mut src, &mut entries);
-    kernel_entries(model, t, &mut src, &mut entries);
+    kernel_entries(model, t, &mut src, &mut entries, strict);
     if !witnesses.is_empty() {
         src.push(String::new());
         src.push("@compute @workgroup_size(1)".into());
@@ -728,7 +814,7 @@ pub const ARRAY_CHECK_LEN: usize = 100;
 /// workgroup butterfly and the value. The host's bits, by the spec's
 /// batching rule. (A kernel over a caller's storage buffer is the same loop
 /// with the buffer in place of aether_in.)
-fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>) {
+fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>, strict: bool) {
     let Some(red) = model.spec.reduction.as_ref() else { return };
     let Some((bfly, _)) = butterfly(model, t) else { return };
     let step = |family: &str| model.functions.iter().find(|f| f.family == family && f.elem == t.name).map(|f| model.c_name(f));
@@ -744,7 +830,7 @@ fn array_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &m
         let name = model.kernel_c_name(k);
         let short = name.trim_start_matches("aether_");
         let entry = format!("check_{short}_workgroup");
-        let sp = Wgsl::default();
+        let sp = strict::spelling(strict);
         let lowered = model.lower(term);
         src.push(String::new());
         src.push(format!("@compute @workgroup_size({lanes})"));
@@ -802,9 +888,9 @@ pub const RESOLVE_CHECK_LEN: usize = 8;
 /// them, printed from the same statement tree (`targets::kernels`), and the
 /// results are written back. A plain WGSL function cannot take an array of
 /// any length; a consumer runs the same body over its storage buffer.
-fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>) {
+fn kernel_entries(model: &Model, t: &ElemType, src: &mut Vec<String>, entries: &mut Vec<CheckEntry>, strict: bool) {
     let Some(red) = model.spec.reduction.as_ref() else { return };
-    let sp = Wgsl::default();
+    let sp = strict::spelling(strict);
     let pair = type_name(model, &red.pair, t);
     let (hi, lo) = (
         crate::targets::shared::c_family::component_name(model, &red.pair, 0),
@@ -1062,6 +1148,10 @@ pub const SELFTEST_FIELDS: [&str; SELFTEST_WORDS] = [
     "zero_sign_ignored",
     "first_failed",
     "outside_domain_differ",
+    "fuses",
+    "reassociates",
+    "explained",
+    "explained_causes",
 ];
 
 /// The callables the WGSL core has: every f32 function, the f32 butterfly
@@ -1125,6 +1215,7 @@ impl Target for WgslTarget {
         let core = core_source(model, &model.lowered(), banner, Guard::Bits, &witnesses)?;
         Ok(vec![
             Output::new("wgsl_core/aether_core.wgsl", core),
+            Output::new(strict::PATH, core_source_of(model, &model.lowered(), banner, Guard::Bits, &witnesses, true)?),
             Output::new("wgsl_core/aether_predicate.wgsl", predicates::wgsl(model, banner)),
             Output::new(
                 "wgsl_core/aether_df64.wgsl",

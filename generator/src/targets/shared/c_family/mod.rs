@@ -17,6 +17,7 @@ use crate::targets::shared::stmt::{Arr, Loop, ParamTy, Place, Var, VarTy};
 
 pub mod check;
 pub mod flat;
+pub mod predicate_check;
 pub mod predicates;
 pub mod selftest;
 pub mod simd;

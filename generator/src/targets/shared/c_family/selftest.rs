@@ -26,7 +26,8 @@ pub fn tables(model: &Model, witnesses: &[Witness]) -> Vec<String> {
 }
 
 /// The witnesses and their words: `aether_selftest_witnesses` (one row per
-/// witness: function, rule, `thunk(w)`, bits, policy, counts, word offset)
+/// witness: function, rule, `thunk(w)`, bits, policy, counts, word offset,
+/// the mask of causes that can explain its failure)
 /// and `aether_selftest_words`. The C core's `thunk` is a function; the CUDA
 /// core's an index for its dispatcher.
 pub fn witness_table(model: &Model, witnesses: &[Witness], thunk: &dyn Fn(&Witness) -> String) -> Vec<String> {
@@ -35,7 +36,7 @@ pub fn witness_table(model: &Model, witnesses: &[Witness], thunk: &dyn Fn(&Witne
     let (rows, words) = witness_rows(model, witnesses);
     for (w, r) in witnesses.iter().zip(&rows) {
         lines.push(format!(
-            "    {{ \"{}\", \"{}: {}\", {}, {}u, {}, {}, {}u, {}u, {}u }},",
+            "    {{ \"{}\", \"{}: {}\", {}, {}u, {}, {}, {}u, {}u, {}u, {}u }},",
             w.c_name,
             w.mutant.name(),
             w.mutant.description().replace('"', "'"),
@@ -45,11 +46,12 @@ pub fn witness_table(model: &Model, witnesses: &[Witness], thunk: &dyn Fn(&Witne
             i32::from(r.either_zero),
             w.inputs.len(),
             w.expected.len(),
-            r.at
+            r.at,
+            w.causes
         ));
     }
     if witnesses.is_empty() {
-        lines.push("    { \"\", \"\", 0, 0u, 0, 0, 0u, 0u, 0u }".into());
+        lines.push("    { \"\", \"\", 0, 0u, 0, 0, 0u, 0u, 0u, 0u }".into());
     }
     lines.push("};".into());
     lines.push(String::new());
@@ -136,4 +138,67 @@ pub fn probe_table(model: &Model) -> Vec<String> {
 
 fn thunk_name(c_name: &str) -> String {
     format!("aether_selftest_call_{}", c_name.trim_start_matches("aether_"))
+}
+
+/// The cause probes (`selftest::cause_probes`) as a C function
+/// `aether_selftest_causes()` (`storage` before it: `static ` or CUDA's
+/// qualifiers) that runs each as the core's own code runs (each product
+/// through the core's guard `<product>_f32`/`_f64` where `product` is not
+/// empty, the sums plain), on operands read from volatile words (so nothing is folded at compile
+/// time, while a compiler that contracts, reassociates or drops zero signs in
+/// plain code does it here too), and returns the mask (`Cause::bit`) of the
+/// causes whose probe gave other bits; and the causes in words,
+/// `aether_selftest_cause_words`.
+pub fn cause_probe_function(model: &Model, storage: &str, product: &str) -> Vec<String> {
+    use crate::selftest::{Cause, CAUSES};
+    let mut lines = vec![
+        "/* The causes a failing witness can have besides a broken rule, by bit: the order of".into(),
+        "   selftest::CAUSES in the generator. */".into(),
+    ];
+    for c in CAUSES {
+        lines.push(format!("#define AETHER_SELFTEST_CAUSE_{} {}u", c.name().to_uppercase().replace('-', "_"), c.bit()));
+    }
+    lines.push(format!("static const char *const aether_selftest_cause_words[{}] = {{", CAUSES.len()));
+    for c in CAUSES {
+        lines.push(format!("    \"{}\",", c.words()));
+    }
+    lines.push("};".into());
+    lines.push(String::new());
+    lines.push("/* The cause probes, in plain arithmetic (no guard): each gives `expected` in IEEE arithmetic".into());
+    lines.push("   and other bits where its cause strikes plain code. Returns the mask of the causes seen. */".into());
+    lines.push(format!("{storage}unsigned aether_selftest_causes(void)"));
+    lines.push("{".into());
+    if !product.is_empty() {
+        lines.push("    AETHER_GUARD_ZERO".into());
+    }
+    lines.push("    unsigned causes = 0u;".into());
+    for p in crate::selftest::cause_probes(model) {
+        let (ty, rd, wr) = if p.bits == 32 {
+            ("float", "aether_flat_rd32", "aether_flat_wr32")
+        } else {
+            ("double", "aether_flat_rd64", "aether_flat_wr64")
+        };
+        let lit = |v: f64| if p.bits == 32 { format!("{v:.1}f") } else { format!("{v:.1}") };
+        let elem = model.spec.types.iter().find(|t| t.bits == p.bits).map_or("f32", |t| t.name.as_str());
+        let product = |e: String| if product.is_empty() { e } else { format!("{product}_{elem}(({e}))") };
+        let expr = p.op.spell(["x", "y", "z"], &lit, "fma", (&product, &|e| e), false);
+        let bit = match p.cause {
+            Cause::Fusion => "FUSION",
+            Cause::Reassociation => "REASSOCIATION",
+            Cause::Flush => "FLUSH",
+            Cause::ZeroSign => "ZERO_SIGN",
+        };
+        lines.push(format!("    {{ /* {}: {expr} */", p.cause.name()));
+        lines.push(format!(
+            "        volatile uint64_t w0 = 0x{:016x}ull, w1 = 0x{:016x}ull, w2 = 0x{:016x}ull;",
+            p.inputs[0], p.inputs[1], p.inputs[2]
+        ));
+        lines.push(format!("        const {ty} x = {rd}(w0), y = {rd}(w1), z = {rd}(w2);"));
+        lines.push("        (void)x; (void)y; (void)z;".into());
+        lines.push(format!("        if ({wr}({expr}) != 0x{:016x}ull) causes |= AETHER_SELFTEST_CAUSE_{bit};", p.expected));
+        lines.push("    }".into());
+    }
+    lines.push("    return causes;".into());
+    lines.push("}".into());
+    lines
 }
