@@ -13091,8 +13091,22 @@ static const char *const aether_selftest_cause_words[4] = {
     "ignored zero signs",
 };
 
-/* The cause probes, in plain arithmetic (no guard): each gives `expected` in IEEE arithmetic
-   and other bits where its cause strikes plain code. Returns the mask of the causes seen. */
+/* Appends to `line` the causes of `mask` in words, ", " between them. */
+static void aether_selftest_cause_list(char *line, size_t size, unsigned mask)
+{
+    unsigned c;
+    int first = 1;
+    for (c = 0; c < sizeof aether_selftest_cause_words / sizeof aether_selftest_cause_words[0]; ++c) {
+        const size_t used = strlen(line);
+        if (!(mask & (1u << c))) continue;
+        snprintf(line + used, size - used, "%s%s", first ? "" : ", ", aether_selftest_cause_words[c]);
+        first = 0;
+    }
+}
+
+/* The cause probes, written as the core writes its arithmetic (each product as the core's products,
+   sums plain): each gives `expected` in IEEE arithmetic and other bits where its cause strikes
+   the core's code. Returns the mask of the causes seen. */
 static unsigned aether_selftest_causes(void)
 {
     AETHER_GUARD_ZERO
@@ -13340,19 +13354,6 @@ static int aether_selftest_failed(const aether_selftest_witness *w, uint64_t *go
         if (!aether_selftest_word_ok(expected[k], got[k], w->bits, w->is_float, w->either_zero)) return 1;
     }
     return 0;
-}
-
-/* Appends to `line` the causes of `mask` in words, ", " between them. */
-static void aether_selftest_cause_list(char *line, size_t size, unsigned mask)
-{
-    unsigned c;
-    int first = 1;
-    for (c = 0; c < sizeof aether_selftest_cause_words / sizeof aether_selftest_cause_words[0]; ++c) {
-        const size_t used = strlen(line);
-        if (!(mask & (1u << c))) continue;
-        snprintf(line + used, size - used, "%s%s", first ? "" : ", ", aether_selftest_cause_words[c]);
-        first = 0;
-    }
 }
 
 AETHER_API int aether_selftest(const char *expected_id, char *message, size_t size)

@@ -96,6 +96,12 @@
 #define AETHER_SELFTEST_FLUSH_TO_ZERO 2u
 #define AETHER_SELFTEST_DENORMALS_ARE_ZERO 4u
 #define AETHER_SELFTEST_WITNESS 8u
+/* Failing witnesses explained by a cause the self-test's probes detect (the C core's bits): fused
+   products, reassociated sums, ignored zero signs; and failing witnesses no detected cause explains. */
+#define AETHER_SELFTEST_FUSED 32u
+#define AETHER_SELFTEST_REASSOCIATED 64u
+#define AETHER_SELFTEST_ZERO_SIGN 128u
+#define AETHER_SELFTEST_RULE 256u
 
 /* The C core's integer names, and memcpy as a byte copy (OpenCL C has neither). */
 typedef uint uint32_t;

@@ -11,7 +11,8 @@
 #  3. (information) --use_fast_math: the .ftz instructions no header can see, which is why the
 #     device self-test exists.
 #  4. The benchmark (cuda_core/check/aether_bench.cu with aether_batch.cu) builds, and the
-#     self-test's host twin fails as it must under FTZ/DAZ and under host contraction.
+#     self-test's host twin fails as it must under FTZ/DAZ and under host contraction, naming
+#     the cause (flush, fusion).
 #     tests/c/cuda_exhaustive.cu (scripts/cuda-device.sh runs it on the device over all 2^32
 #     patterns) runs on the host path over 4 of its 256 blocks against the C core, and its
 #     control (plain operators, host contraction) must differ.
@@ -140,7 +141,9 @@ echo "cuda-static: (information) --use_fast_math: $ftz f32 instructions carry .f
 # The self-test's host twin must fail in the stated way: flush-to-zero and denormals-are-zero set
 # in MXCSR give bits 2 and 4 (the probes the device runs too; the witnesses then fail as well),
 # and the core built with plain operators under host contraction (-mfma -ffp-contract=fast)
-# fails its witnesses (bit 8).
+# fails its witnesses (bit 8). Each names its cause: the witnesses that fail under the flush are
+# explained by it, those under contraction by fusion (bit 32, the cause probes fused as the core's
+# code is), and no failure is left to a broken rule (bit 256).
 if [ "$(uname -m)" = x86_64 ]; then
     ftz=$("$out/selftest_host" --host --ftz)
     fused=$("$out/selftest_host_fused" --host)
@@ -148,7 +151,11 @@ if [ "$(uname -m)" = x86_64 ]; then
     echo "cuda-static: self-test (host) with plain operators, -mfma -ffp-contract=fast: $fused"
     code=$(echo "$ftz" | sed -n 's/^status \([0-9]*\):.*/\1/p')
     [ -n "$code" ] && [ $((code & 6)) -eq 6 ] || { echo "cuda-static: FAIL: the self-test does not name FTZ and DAZ"; failed=1; }
-    case "$fused" in "status 8:"*) ;; *) echo "cuda-static: FAIL: the self-test does not see contraction"; failed=1 ;; esac
+    # Its failing witnesses are explained by the flush (the cause named), none left to a rule (bit 256).
+    [ -n "$code" ] && [ $((code & 8)) -eq 8 ] && [ $((code & 256)) -eq 0 ] && case "$ftz" in *"explained by flushed subnormals"*) true ;; *) false ;; esac ||
+        { echo "cuda-static: FAIL: the self-test under FTZ|DAZ does not name the flush as the cause of its failing witnesses"; failed=1; }
+    # Contraction: witnesses fail (8), explained by fusion (32: the cause probes fuse too), no rule (256).
+    case "$fused" in "status 40:"*"explained by fused products"*) ;; *) echo "cuda-static: FAIL: the self-test does not name contraction (fusion) as the cause"; failed=1 ;; esac
     # The exhaustive program of scripts/cuda-device.sh on the CUDA core's host path, over 4 of its
     # 256 blocks (x from 0, 2, -0 and -2 up: the tiny inputs and [2, 8) of either sign), and its
     # control: plain operators contracted on the host must differ from the C core on sin.

@@ -344,9 +344,16 @@ pub fn check_entry(s: &Setup, prog: &cl::Program, e: &ClEntry, random: usize, se
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SelfTest {
     pub status: u32,
+    /// The failed witnesses, those no detected cause explains first.
     pub failed: Vec<u32>,
     pub run: u32,
     pub skipped: u32,
+    /// The causes the cause probes detect (`selftest::Cause` bits).
+    pub causes: u32,
+    /// How many failed witnesses a detected cause explains.
+    pub explained: u32,
+    /// The detected causes that explain them.
+    pub explaining: u32,
 }
 
 impl SelfTest {
@@ -366,10 +373,27 @@ impl SelfTest {
                 .filter_map(|i| program.witnesses.get(*i as usize))
                 .map(|w| format!("{} ({})", w.c_name, w.mutant.name()))
                 .collect();
+            let rules = self.failed.len().saturating_sub(self.explained as usize);
             parts.push(format!("WITNESS: {} of {} failed: {}", self.failed.len(), self.run, names.join(", ")));
+            if self.explained > 0 {
+                parts.push(format!(
+                    "{} explained by {} (the cause probes show {})",
+                    self.explained,
+                    selftest::Cause::names(self.explaining, ", "),
+                    selftest::Cause::names(self.causes, ", ")
+                ));
+            }
+            if self.status & 256 != 0 {
+                parts.push(format!("RULE: {rules} no detected cause explains"));
+            }
         }
         if parts.is_empty() {
-            format!("OK ({} witnesses, {} skipped, subnormal probes exact)", self.run, self.skipped)
+            let seen = if self.causes != 0 {
+                format!("; the cause probes show {} in plain code, and the core's guards held", selftest::Cause::names(self.causes, ", "))
+            } else {
+                String::new()
+            };
+            format!("OK ({} witnesses, {} skipped, subnormal probes exact{seen})", self.run, self.skipped)
         } else {
             parts.join("; ")
         }
@@ -379,7 +403,7 @@ impl SelfTest {
 /// Runs the self-test kernel (one work item).
 pub fn selftest(prog: &cl::Program) -> Result<SelfTest, String> {
     const CAP: usize = 256;
-    let outs = prog.run("aether_selftest", 1, None, &[cl::Arg::Out(16), cl::Arg::Out(CAP * 4), cl::Arg::U32(CAP as u32)])?;
+    let outs = prog.run("aether_selftest", 1, None, &[cl::Arg::Out(28), cl::Arg::Out(CAP * 4), cl::Arg::U32(CAP as u32)])?;
     let u = |b: &[u8], i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
     let nfail = u(&outs[0], 1);
     Ok(SelfTest {
@@ -387,6 +411,9 @@ pub fn selftest(prog: &cl::Program) -> Result<SelfTest, String> {
         failed: (0..(nfail as usize).min(CAP)).map(|i| u(&outs[1], i)).collect(),
         run: u(&outs[0], 2),
         skipped: u(&outs[0], 3),
+        causes: u(&outs[0], 4),
+        explained: u(&outs[0], 5),
+        explaining: u(&outs[0], 6),
     })
 }
 

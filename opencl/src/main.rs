@@ -397,6 +397,18 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     o.expect(!bad_b.is_empty(), "contraction changes batched kernels too");
     o.expect(!bad_a.is_empty(), "contraction changes kernels over arrays too (the new check can fail)");
     o.expect(st.status & 8 != 0, "the self-test's witnesses catch contraction");
+    // Named by its cause: the fusion probe (a product in parentheses plus a
+    // sum, as the core prints it) fuses as the core's code does, so the
+    // failures are explained by fusion (FUSED, 32), none left to a rule.
+    let fusion = aether_generator::selftest::Cause::Fusion.bit();
+    o.line(format!(
+        "- the cause probes show: {}",
+        if st.causes == 0 { "nothing".to_string() } else { aether_generator::selftest::Cause::names(st.causes, ", ") }
+    ));
+    o.expect(
+        st.causes & fusion != 0 && st.status & 32 != 0 && st.status & 256 == 0,
+        "the self-test names fusion as the cause (FUSED), no failure left to a rule",
+    );
     drop(prog);
     // Rule mutants of the kernels over arrays: the check program printed
     // from a mutant's model must change them (contraction leaves the lanes,
@@ -412,9 +424,17 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     let mut changed: Vec<String> = Vec::new();
     for m in [Mutant::Uncompensated] {
         let (mm, lowered) = m.build(&s.model).map_err(|e| e.to_string())?;
-        let p = opencl::check_program(&mm, &lowered, "/* aether: mutant check program */", &[]).map_err(|e| e.to_string())?;
+        // The contract's witnesses, replayed through the mutant's code.
+        let p =
+            opencl::check_program(&mm, &lowered, "/* aether: mutant check program */", &s.program.witnesses).map_err(|e| e.to_string())?;
         let t = Instant::now();
         let prog = dev.build(&p.source, base)?;
+        let st = selftest(&prog)?;
+        o.line(format!("- `{}`: self-test: {}", m.name(), st.describe(&p)));
+        o.expect(
+            st.status & 8 != 0 && st.status & 256 != 0,
+            &format!("the self-test of the `{}` mutant reports failing rules (RULE), no cause excusing them", m.name()),
+        );
         let mut names = Vec::new();
         for e in &targets {
             let pe = p.arrays.iter().find(|x| x.check.entry == e.check.entry).ok_or("a mutant program without an entry")?;
@@ -495,6 +515,10 @@ fn negative_controls(dev: &Device, s: &Setup, base: &str, n: Counts, seed: u64, 
     let st = selftest(&prog)?;
     o.line(format!("- self-test: {}", st.describe(&s.program)));
     o.expect(st.status & 6 != 0, "the self-test names the flush of subnormals");
+    o.expect(
+        st.causes & aether_generator::selftest::Cause::Flush.bit() != 0 && st.status & 256 == 0,
+        "its failing witnesses are explained by the flush (no failure left to a rule)",
+    );
     drop(prog);
     // The predicates, with and without binary64.
     let t = Instant::now();

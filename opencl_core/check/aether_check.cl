@@ -96,6 +96,12 @@
 #define AETHER_SELFTEST_FLUSH_TO_ZERO 2u
 #define AETHER_SELFTEST_DENORMALS_ARE_ZERO 4u
 #define AETHER_SELFTEST_WITNESS 8u
+/* Failing witnesses explained by a cause the self-test's probes detect (the C core's bits): fused
+   products, reassociated sums, ignored zero signs; and failing witnesses no detected cause explains. */
+#define AETHER_SELFTEST_FUSED 32u
+#define AETHER_SELFTEST_REASSOCIATED 64u
+#define AETHER_SELFTEST_ZERO_SIGN 128u
+#define AETHER_SELFTEST_RULE 256u
 
 /* The C core's integer names, and memcpy as a byte copy (OpenCL C has neither). */
 typedef uint uint32_t;
@@ -34493,205 +34499,206 @@ static size_t aether_selftest_call(uint thunk, const uint64_t *in, size_t n_in, 
     }
 }
 
-/* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */
-__constant uint aether_selftest_rows[197][7] = {
-    { 0u, 32u, 1u, 0u, 3u, 1u, 0u }, /* aether_vec3f_sum: fold-left */
-    { 1u, 32u, 1u, 0u, 6u, 1u, 4u }, /* aether_vec3f_dot: fold-left */
-    { 2u, 64u, 1u, 0u, 3u, 1u, 11u }, /* aether_vec3d_sum: fold-left */
-    { 3u, 64u, 1u, 0u, 6u, 1u, 15u }, /* aether_vec3d_dot: fold-left */
-    { 4u, 32u, 1u, 0u, 2u, 1u, 22u }, /* aether_vec2f_sum: fold-seeded */
-    { 5u, 32u, 1u, 0u, 4u, 1u, 25u }, /* aether_vec2f_dot: fold-seeded */
-    { 6u, 64u, 1u, 0u, 2u, 1u, 30u }, /* aether_vec2d_sum: fold-seeded */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 33u }, /* aether_vec2d_dot: fold-seeded */
-    { 8u, 32u, 1u, 0u, 3u, 2u, 38u }, /* aether_vec2f_div: true-division */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 43u }, /* aether_vec2f_normalize: true-division */
-    { 10u, 64u, 1u, 0u, 3u, 2u, 47u }, /* aether_vec2d_div: true-division */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 52u }, /* aether_vec2d_normalize: true-division */
-    { 12u, 32u, 1u, 0u, 5u, 2u, 56u }, /* aether_vec2f_lerp: fma */
-    { 5u, 32u, 1u, 0u, 4u, 1u, 63u }, /* aether_vec2f_dot: fma */
-    { 13u, 32u, 1u, 0u, 2u, 1u, 68u }, /* aether_vec2f_squared_norm: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 71u }, /* aether_vec2f_norm: fma */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 74u }, /* aether_vec2f_normalize: fma */
-    { 15u, 32u, 1u, 0u, 6u, 3u, 78u }, /* aether_vec3f_cross: fma */
-    { 16u, 32u, 1u, 0u, 6u, 3u, 87u }, /* aether_vec3f_reflect: fma */
-    { 17u, 32u, 1u, 0u, 8u, 4u, 96u }, /* aether_quatf_mul: fma */
-    { 18u, 32u, 1u, 0u, 7u, 3u, 108u }, /* aether_quatf_rotate: fma */
-    { 19u, 32u, 1u, 0u, 6u, 2u, 118u }, /* aether_mat2f_mul_vec: fma */
-    { 20u, 32u, 1u, 0u, 8u, 4u, 126u }, /* aether_mat2f_mul: fma */
-    { 21u, 32u, 1u, 0u, 8u, 1u, 138u }, /* aether_mat2f_dot: fma */
-    { 22u, 32u, 1u, 0u, 4u, 1u, 147u }, /* aether_mat2f_determinant: fma */
-    { 23u, 32u, 1u, 0u, 4u, 4u, 152u }, /* aether_mat2f_inverse_adjugate: fma */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 160u }, /* aether_f32_sin_poly: fma */
-    { 25u, 32u, 1u, 0u, 1u, 1u, 162u }, /* aether_f32_cos_poly: fma */
-    { 26u, 32u, 1u, 0u, 1u, 1u, 164u }, /* aether_f32_tan_poly: fma */
-    { 27u, 32u, 1u, 0u, 1u, 1u, 166u }, /* aether_f32_atan_poly: fma */
-    { 28u, 32u, 1u, 0u, 1u, 1u, 168u }, /* aether_f32_asin_poly: fma */
-    { 29u, 32u, 1u, 0u, 1u, 1u, 170u }, /* aether_f32_exp_poly: fma */
-    { 30u, 32u, 1u, 0u, 1u, 1u, 172u }, /* aether_f32_exp2_poly: fma */
-    { 31u, 32u, 1u, 0u, 1u, 1u, 174u }, /* aether_f32_log_poly: fma */
-    { 32u, 32u, 1u, 0u, 1u, 1u, 176u }, /* aether_f32_pow_poly: fma */
-    { 33u, 32u, 1u, 0u, 1u, 2u, 178u }, /* aether_f32_sincos: fma */
-    { 34u, 32u, 1u, 0u, 1u, 1u, 181u }, /* aether_f32_sin: fma */
-    { 35u, 32u, 1u, 0u, 1u, 1u, 183u }, /* aether_f32_cos: fma */
-    { 36u, 32u, 1u, 0u, 1u, 1u, 185u }, /* aether_f32_atan: fma */
-    { 37u, 32u, 1u, 0u, 2u, 1u, 187u }, /* aether_f32_atan2: fma */
-    { 38u, 32u, 1u, 0u, 1u, 1u, 190u }, /* aether_f32_exp: fma */
-    { 39u, 32u, 1u, 0u, 1u, 1u, 192u }, /* aether_f32_log: fma */
-    { 40u, 32u, 1u, 0u, 1u, 1u, 194u }, /* aether_f32_exp2: fma */
-    { 41u, 32u, 1u, 0u, 1u, 1u, 196u }, /* aether_f32_log2: fma */
-    { 42u, 32u, 1u, 0u, 2u, 1u, 198u }, /* aether_f32_pow: fma */
-    { 43u, 32u, 1u, 0u, 1u, 1u, 201u }, /* aether_f32_tan: fma */
-    { 44u, 32u, 1u, 0u, 1u, 1u, 203u }, /* aether_f32_asin: fma */
-    { 45u, 32u, 1u, 0u, 1u, 1u, 205u }, /* aether_f32_acos: fma */
-    { 46u, 32u, 1u, 0u, 4u, 4u, 207u }, /* aether_quatf_from_axis_angle: fma */
-    { 47u, 32u, 1u, 0u, 3u, 9u, 215u }, /* aether_mat3f_from_euler_xyz: fma */
-    { 48u, 32u, 1u, 0u, 9u, 4u, 227u }, /* aether_quatf_slerp: fma */
-    { 49u, 32u, 1u, 0u, 3u, 4u, 240u }, /* aether_f32_jacobi_rotation: fma */
-    { 50u, 32u, 1u, 0u, 6u, 2u, 247u }, /* aether_f32_jacobi_update: fma */
-    { 51u, 32u, 1u, 0u, 7u, 2u, 255u }, /* aether_f32_jacobi_diag: fma */
-    { 52u, 32u, 1u, 0u, 4u, 7u, 264u }, /* aether_mat2f_lu: fma */
-    { 53u, 32u, 1u, 0u, 8u, 2u, 275u }, /* aether_mat2f_lu_solve: fma */
-    { 54u, 32u, 1u, 0u, 6u, 2u, 285u }, /* aether_mat2f_solve_lower: fma */
-    { 55u, 32u, 1u, 0u, 6u, 2u, 293u }, /* aether_mat2f_solve_lower_unit: fma */
-    { 56u, 32u, 1u, 0u, 6u, 2u, 301u }, /* aether_mat2f_solve_upper: fma */
-    { 57u, 32u, 1u, 0u, 6u, 2u, 309u }, /* aether_mat2f_solve_upper_unit: fma */
-    { 58u, 32u, 1u, 0u, 4u, 1u, 317u }, /* aether_mat2f_det_lu: fma */
-    { 59u, 32u, 1u, 0u, 4u, 5u, 322u }, /* aether_mat2f_inverse: fma */
-    { 60u, 32u, 1u, 0u, 4u, 5u, 331u }, /* aether_mat2f_cholesky: fma */
-    { 61u, 32u, 1u, 0u, 6u, 2u, 340u }, /* aether_mat2f_cholesky_solve: fma */
-    { 62u, 32u, 1u, 0u, 4u, 6u, 348u }, /* aether_mat2f_eigh: fma */
-    { 63u, 64u, 1u, 0u, 5u, 2u, 358u }, /* aether_vec2d_lerp: fma */
-    { 7u, 64u, 1u, 0u, 4u, 1u, 365u }, /* aether_vec2d_dot: fma */
-    { 64u, 64u, 1u, 0u, 2u, 1u, 370u }, /* aether_vec2d_squared_norm: fma */
-    { 65u, 64u, 1u, 0u, 2u, 1u, 373u }, /* aether_vec2d_norm: fma */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 376u }, /* aether_vec2d_normalize: fma */
-    { 66u, 64u, 1u, 0u, 6u, 3u, 380u }, /* aether_vec3d_cross: fma */
-    { 67u, 64u, 1u, 0u, 6u, 3u, 389u }, /* aether_vec3d_reflect: fma */
-    { 68u, 64u, 1u, 0u, 8u, 4u, 398u }, /* aether_quatd_mul: fma */
-    { 69u, 64u, 1u, 0u, 7u, 3u, 410u }, /* aether_quatd_rotate: fma */
-    { 70u, 64u, 1u, 0u, 6u, 2u, 420u }, /* aether_mat2d_mul_vec: fma */
-    { 71u, 64u, 1u, 0u, 8u, 4u, 428u }, /* aether_mat2d_mul: fma */
-    { 72u, 64u, 1u, 0u, 8u, 1u, 440u }, /* aether_mat2d_dot: fma */
-    { 73u, 64u, 1u, 0u, 4u, 1u, 449u }, /* aether_mat2d_determinant: fma */
-    { 74u, 64u, 1u, 0u, 4u, 4u, 454u }, /* aether_mat2d_inverse_adjugate: fma */
-    { 75u, 64u, 1u, 0u, 1u, 1u, 462u }, /* aether_f64_sin_poly: fma */
-    { 76u, 64u, 1u, 0u, 1u, 1u, 464u }, /* aether_f64_cos_poly: fma */
-    { 77u, 64u, 1u, 0u, 1u, 1u, 466u }, /* aether_f64_tan_poly: fma */
-    { 78u, 64u, 1u, 0u, 1u, 1u, 468u }, /* aether_f64_atan_poly: fma */
-    { 79u, 64u, 1u, 0u, 1u, 1u, 470u }, /* aether_f64_asin_poly: fma */
-    { 80u, 64u, 1u, 0u, 1u, 1u, 472u }, /* aether_f64_exp_poly: fma */
-    { 81u, 64u, 1u, 0u, 1u, 1u, 474u }, /* aether_f64_exp2_poly: fma */
-    { 82u, 64u, 1u, 0u, 1u, 1u, 476u }, /* aether_f64_log_poly: fma */
-    { 83u, 64u, 1u, 0u, 1u, 1u, 478u }, /* aether_f64_pow_poly: fma */
-    { 84u, 64u, 1u, 0u, 1u, 2u, 480u }, /* aether_f64_sincos: fma */
-    { 85u, 64u, 1u, 0u, 1u, 1u, 483u }, /* aether_f64_sin: fma */
-    { 86u, 64u, 1u, 0u, 1u, 1u, 485u }, /* aether_f64_atan: fma */
-    { 87u, 64u, 1u, 0u, 2u, 1u, 487u }, /* aether_f64_atan2: fma */
-    { 88u, 64u, 1u, 0u, 1u, 1u, 490u }, /* aether_f64_exp: fma */
-    { 89u, 64u, 1u, 0u, 1u, 1u, 492u }, /* aether_f64_log: fma */
-    { 90u, 64u, 1u, 0u, 1u, 1u, 494u }, /* aether_f64_exp2: fma */
-    { 91u, 64u, 1u, 0u, 1u, 1u, 496u }, /* aether_f64_log2: fma */
-    { 92u, 64u, 1u, 0u, 2u, 1u, 498u }, /* aether_f64_pow: fma */
-    { 93u, 64u, 1u, 0u, 1u, 1u, 501u }, /* aether_f64_tan: fma */
-    { 94u, 64u, 1u, 0u, 1u, 1u, 503u }, /* aether_f64_asin: fma */
-    { 95u, 64u, 1u, 0u, 1u, 1u, 505u }, /* aether_f64_acos: fma */
-    { 96u, 64u, 1u, 0u, 4u, 4u, 507u }, /* aether_quatd_from_axis_angle: fma */
-    { 97u, 64u, 1u, 0u, 3u, 9u, 515u }, /* aether_mat3d_from_euler_xyz: fma */
-    { 98u, 64u, 1u, 0u, 9u, 4u, 527u }, /* aether_quatd_slerp: fma */
-    { 99u, 64u, 1u, 0u, 3u, 4u, 540u }, /* aether_f64_jacobi_rotation: fma */
-    { 100u, 64u, 1u, 0u, 6u, 2u, 547u }, /* aether_f64_jacobi_update: fma */
-    { 101u, 64u, 1u, 0u, 7u, 2u, 555u }, /* aether_f64_jacobi_diag: fma */
-    { 102u, 64u, 1u, 0u, 4u, 7u, 564u }, /* aether_mat2d_lu: fma */
-    { 103u, 64u, 1u, 0u, 8u, 2u, 575u }, /* aether_mat2d_lu_solve: fma */
-    { 104u, 64u, 1u, 0u, 6u, 2u, 585u }, /* aether_mat2d_solve_lower: fma */
-    { 105u, 64u, 1u, 0u, 6u, 2u, 593u }, /* aether_mat2d_solve_lower_unit: fma */
-    { 106u, 64u, 1u, 0u, 6u, 2u, 601u }, /* aether_mat2d_solve_upper: fma */
-    { 107u, 64u, 1u, 0u, 6u, 2u, 609u }, /* aether_mat2d_solve_upper_unit: fma */
-    { 108u, 64u, 1u, 0u, 4u, 1u, 617u }, /* aether_mat2d_det_lu: fma */
-    { 109u, 64u, 1u, 0u, 4u, 5u, 622u }, /* aether_mat2d_inverse: fma */
-    { 110u, 64u, 1u, 0u, 4u, 5u, 631u }, /* aether_mat2d_cholesky: fma */
-    { 111u, 64u, 1u, 0u, 6u, 2u, 640u }, /* aether_mat2d_cholesky_solve: fma */
-    { 112u, 64u, 1u, 0u, 4u, 6u, 648u }, /* aether_mat2d_eigh: fma */
-    { 14u, 32u, 1u, 0u, 2u, 1u, 658u }, /* aether_vec2f_norm: hypot */
-    { 9u, 32u, 1u, 0u, 2u, 2u, 661u }, /* aether_vec2f_normalize: hypot */
-    { 65u, 64u, 1u, 0u, 2u, 1u, 665u }, /* aether_vec2d_norm: hypot */
-    { 11u, 64u, 1u, 0u, 2u, 2u, 668u }, /* aether_vec2d_normalize: hypot */
-    { 113u, 32u, 1u, 0u, 1u, 1u, 672u }, /* aether_f32_neg: neg-sub */
-    { 114u, 32u, 1u, 0u, 4u, 4u, 674u }, /* aether_quatf_conjugate: neg-sub */
-    { 23u, 32u, 1u, 0u, 4u, 4u, 682u }, /* aether_mat2f_inverse_adjugate: neg-sub */
-    { 37u, 32u, 1u, 0u, 2u, 1u, 690u }, /* aether_f32_atan2: neg-sub */
-    { 42u, 32u, 1u, 0u, 2u, 1u, 693u }, /* aether_f32_pow: neg-sub */
-    { 47u, 32u, 1u, 0u, 3u, 9u, 696u }, /* aether_mat3f_from_euler_xyz: neg-sub */
-    { 49u, 32u, 1u, 0u, 3u, 4u, 708u }, /* aether_f32_jacobi_rotation: neg-sub */
-    { 62u, 32u, 1u, 0u, 4u, 6u, 715u }, /* aether_mat2f_eigh: neg-sub */
-    { 115u, 64u, 1u, 0u, 1u, 1u, 725u }, /* aether_f64_neg: neg-sub */
-    { 116u, 64u, 1u, 0u, 4u, 4u, 727u }, /* aether_quatd_conjugate: neg-sub */
-    { 74u, 64u, 1u, 0u, 4u, 4u, 735u }, /* aether_mat2d_inverse_adjugate: neg-sub */
-    { 87u, 64u, 1u, 0u, 2u, 1u, 743u }, /* aether_f64_atan2: neg-sub */
-    { 92u, 64u, 1u, 0u, 2u, 1u, 746u }, /* aether_f64_pow: neg-sub */
-    { 97u, 64u, 1u, 0u, 3u, 9u, 749u }, /* aether_mat3d_from_euler_xyz: neg-sub */
-    { 99u, 64u, 1u, 0u, 3u, 4u, 761u }, /* aether_f64_jacobi_rotation: neg-sub */
-    { 112u, 64u, 1u, 0u, 4u, 6u, 768u }, /* aether_mat2d_eigh: neg-sub */
-    { 117u, 32u, 1u, 0u, 9u, 9u, 778u }, /* aether_mat3f_inverse_adjugate: neg-swap */
-    { 118u, 64u, 1u, 0u, 9u, 9u, 796u }, /* aether_mat3d_inverse_adjugate: neg-swap */
-    { 119u, 32u, 1u, 0u, 2u, 1u, 814u }, /* aether_vec2f_max_norm: max-select-swapped */
-    { 120u, 64u, 1u, 0u, 2u, 1u, 817u }, /* aether_vec2d_max_norm: max-select-swapped */
-    { 19u, 32u, 1u, 0u, 6u, 2u, 820u }, /* aether_mat2f_mul_vec: column-major */
-    { 20u, 32u, 1u, 0u, 8u, 4u, 828u }, /* aether_mat2f_mul: column-major */
-    { 70u, 64u, 1u, 0u, 6u, 2u, 840u }, /* aether_mat2d_mul_vec: column-major */
-    { 71u, 64u, 1u, 0u, 8u, 4u, 848u }, /* aether_mat2d_mul: column-major */
-    { 17u, 32u, 1u, 0u, 8u, 4u, 860u }, /* aether_quatf_mul: quat-xyzw */
-    { 114u, 32u, 1u, 0u, 4u, 4u, 872u }, /* aether_quatf_conjugate: quat-xyzw */
-    { 68u, 64u, 1u, 0u, 8u, 4u, 880u }, /* aether_quatd_mul: quat-xyzw */
-    { 116u, 64u, 1u, 0u, 4u, 4u, 892u }, /* aether_quatd_conjugate: quat-xyzw */
-    { 121u, 32u, 1u, 0u, 3u, 1u, 900u }, /* aether_f32_two_sum_err: uncompensated */
-    { 122u, 32u, 1u, 0u, 2u, 2u, 904u }, /* aether_f32_two_sum: uncompensated */
-    { 123u, 64u, 1u, 0u, 3u, 1u, 908u }, /* aether_f64_two_sum_err: uncompensated */
-    { 124u, 64u, 1u, 0u, 2u, 2u, 912u }, /* aether_f64_two_sum: uncompensated */
-    { 125u, 32u, 1u, 0u, 2u, 1u, 916u }, /* aether_pairf_value: non-finite-kept */
-    { 49u, 32u, 1u, 0u, 3u, 4u, 919u }, /* aether_f32_jacobi_rotation: non-finite-kept */
-    { 126u, 64u, 1u, 0u, 2u, 1u, 926u }, /* aether_paird_value: non-finite-kept */
-    { 99u, 64u, 1u, 0u, 3u, 4u, 929u }, /* aether_f64_jacobi_rotation: non-finite-kept */
-    { 127u, 32u, 1u, 0u, 64u, 2u, 936u }, /* aether_pairf_reduce32: rounds-reversed */
-    { 128u, 64u, 1u, 0u, 64u, 2u, 1002u }, /* aether_paird_reduce32: rounds-reversed */
-    { 52u, 32u, 1u, 0u, 4u, 7u, 1068u }, /* aether_mat2f_lu: pivot-last */
-    { 102u, 64u, 1u, 0u, 4u, 7u, 1079u }, /* aether_mat2d_lu: pivot-last */
-    { 129u, 32u, 1u, 0u, 9u, 13u, 1090u }, /* aether_mat3f_lu: right-looking */
-    { 130u, 64u, 1u, 0u, 9u, 13u, 1112u }, /* aether_mat3d_lu: right-looking */
-    { 60u, 32u, 1u, 0u, 4u, 5u, 1134u }, /* aether_mat2f_cholesky: no-symmetrize */
-    { 110u, 64u, 1u, 0u, 4u, 5u, 1143u }, /* aether_mat2d_cholesky: no-symmetrize */
-    { 131u, 32u, 1u, 0u, 4u, 2u, 1152u }, /* aether_pairf_combine: comp-dropped */
-    { 127u, 32u, 1u, 0u, 64u, 2u, 1158u }, /* aether_pairf_reduce32: comp-dropped */
-    { 132u, 64u, 1u, 0u, 4u, 2u, 1224u }, /* aether_paird_combine: comp-dropped */
-    { 128u, 64u, 1u, 0u, 64u, 2u, 1230u }, /* aether_paird_reduce32: comp-dropped */
-    { 133u, 32u, 1u, 1u, 2u, 1u, 1296u }, /* aether_f32_fmin: nan-first */
-    { 134u, 32u, 1u, 1u, 2u, 1u, 1299u }, /* aether_f32_fmax: nan-first */
-    { 135u, 64u, 1u, 1u, 2u, 1u, 1302u }, /* aether_f64_fmin: nan-first */
-    { 136u, 64u, 1u, 1u, 2u, 1u, 1305u }, /* aether_f64_fmax: nan-first */
-    { 133u, 32u, 1u, 1u, 2u, 1u, 1308u }, /* aether_f32_fmin: nan-second */
-    { 134u, 32u, 1u, 1u, 2u, 1u, 1311u }, /* aether_f32_fmax: nan-second */
-    { 135u, 64u, 1u, 1u, 2u, 1u, 1314u }, /* aether_f64_fmin: nan-second */
-    { 136u, 64u, 1u, 1u, 2u, 1u, 1317u }, /* aether_f64_fmax: nan-second */
-    { 17u, 32u, 1u, 0u, 8u, 4u, 1320u }, /* aether_quatf_mul: reassociate */
-    { 131u, 32u, 1u, 0u, 4u, 2u, 1332u }, /* aether_pairf_combine: reassociate */
-    { 68u, 64u, 1u, 0u, 8u, 4u, 1338u }, /* aether_quatd_mul: reassociate */
-    { 132u, 64u, 1u, 0u, 4u, 2u, 1350u }, /* aether_paird_combine: reassociate */
-    { 36u, 32u, 1u, 0u, 1u, 1u, 1356u }, /* aether_f32_atan: reciprocal */
-    { 37u, 32u, 1u, 0u, 2u, 1u, 1358u }, /* aether_f32_atan2: reciprocal */
-    { 86u, 64u, 1u, 0u, 1u, 1u, 1361u }, /* aether_f64_atan: reciprocal */
-    { 87u, 64u, 1u, 0u, 2u, 1u, 1363u }, /* aether_f64_atan2: reciprocal */
-    { 33u, 32u, 1u, 0u, 1u, 2u, 1366u }, /* aether_f32_sincos: product-order */
-    { 34u, 32u, 1u, 0u, 1u, 1u, 1369u }, /* aether_f32_sin: product-order */
-    { 84u, 64u, 1u, 0u, 1u, 2u, 1371u }, /* aether_f64_sincos: product-order */
-    { 85u, 64u, 1u, 0u, 1u, 1u, 1374u }, /* aether_f64_sin: product-order */
-    { 24u, 32u, 1u, 0u, 1u, 1u, 1376u }, /* aether_f32_sin_poly: coefficient-bit */
-    { 25u, 32u, 1u, 0u, 1u, 1u, 1378u }, /* aether_f32_cos_poly: coefficient-bit */
-    { 75u, 64u, 1u, 0u, 1u, 1u, 1380u }, /* aether_f64_sin_poly: coefficient-bit */
-    { 76u, 64u, 1u, 0u, 1u, 1u, 1382u }, /* aether_f64_cos_poly: coefficient-bit */
-    { 33u, 32u, 1u, 0u, 1u, 2u, 1384u }, /* aether_f32_sincos: reduction-constant */
-    { 34u, 32u, 1u, 0u, 1u, 1u, 1387u }, /* aether_f32_sin: reduction-constant */
-    { 84u, 64u, 1u, 0u, 1u, 2u, 1389u }, /* aether_f64_sincos: reduction-constant */
-    { 85u, 64u, 1u, 0u, 1u, 1u, 1392u }, /* aether_f64_sin: reduction-constant */
+/* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset, the mask of the
+   causes that can explain its failure (AETHER_SELFTEST_CAUSE_*). */
+__constant uint aether_selftest_rows[197][8] = {
+    { 0u, 32u, 1u, 0u, 3u, 1u, 0u, 2u }, /* aether_vec3f_sum: fold-left */
+    { 1u, 32u, 1u, 0u, 6u, 1u, 4u, 3u }, /* aether_vec3f_dot: fold-left */
+    { 2u, 64u, 1u, 0u, 3u, 1u, 11u, 2u }, /* aether_vec3d_sum: fold-left */
+    { 3u, 64u, 1u, 0u, 6u, 1u, 15u, 3u }, /* aether_vec3d_dot: fold-left */
+    { 4u, 32u, 1u, 0u, 2u, 1u, 22u, 8u }, /* aether_vec2f_sum: fold-seeded */
+    { 5u, 32u, 1u, 0u, 4u, 1u, 25u, 9u }, /* aether_vec2f_dot: fold-seeded */
+    { 6u, 64u, 1u, 0u, 2u, 1u, 30u, 8u }, /* aether_vec2d_sum: fold-seeded */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 33u, 9u }, /* aether_vec2d_dot: fold-seeded */
+    { 8u, 32u, 1u, 0u, 3u, 2u, 38u, 0u }, /* aether_vec2f_div: true-division */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 43u, 1u }, /* aether_vec2f_normalize: true-division */
+    { 10u, 64u, 1u, 0u, 3u, 2u, 47u, 0u }, /* aether_vec2d_div: true-division */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 52u, 1u }, /* aether_vec2d_normalize: true-division */
+    { 12u, 32u, 1u, 0u, 5u, 2u, 56u, 1u }, /* aether_vec2f_lerp: fma */
+    { 5u, 32u, 1u, 0u, 4u, 1u, 63u, 1u }, /* aether_vec2f_dot: fma */
+    { 13u, 32u, 1u, 0u, 2u, 1u, 68u, 1u }, /* aether_vec2f_squared_norm: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 71u, 1u }, /* aether_vec2f_norm: fma */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 74u, 1u }, /* aether_vec2f_normalize: fma */
+    { 15u, 32u, 1u, 0u, 6u, 3u, 78u, 1u }, /* aether_vec3f_cross: fma */
+    { 16u, 32u, 1u, 0u, 6u, 3u, 87u, 3u }, /* aether_vec3f_reflect: fma */
+    { 17u, 32u, 1u, 0u, 8u, 4u, 96u, 3u }, /* aether_quatf_mul: fma */
+    { 18u, 32u, 1u, 0u, 7u, 3u, 108u, 3u }, /* aether_quatf_rotate: fma */
+    { 19u, 32u, 1u, 0u, 6u, 2u, 118u, 1u }, /* aether_mat2f_mul_vec: fma */
+    { 20u, 32u, 1u, 0u, 8u, 4u, 126u, 1u }, /* aether_mat2f_mul: fma */
+    { 21u, 32u, 1u, 0u, 8u, 1u, 138u, 3u }, /* aether_mat2f_dot: fma */
+    { 22u, 32u, 1u, 0u, 4u, 1u, 147u, 1u }, /* aether_mat2f_determinant: fma */
+    { 23u, 32u, 1u, 0u, 4u, 4u, 152u, 1u }, /* aether_mat2f_inverse_adjugate: fma */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 160u, 1u }, /* aether_f32_sin_poly: fma */
+    { 25u, 32u, 1u, 0u, 1u, 1u, 162u, 1u }, /* aether_f32_cos_poly: fma */
+    { 26u, 32u, 1u, 0u, 1u, 1u, 164u, 1u }, /* aether_f32_tan_poly: fma */
+    { 27u, 32u, 1u, 0u, 1u, 1u, 166u, 1u }, /* aether_f32_atan_poly: fma */
+    { 28u, 32u, 1u, 0u, 1u, 1u, 168u, 1u }, /* aether_f32_asin_poly: fma */
+    { 29u, 32u, 1u, 0u, 1u, 1u, 170u, 1u }, /* aether_f32_exp_poly: fma */
+    { 30u, 32u, 1u, 0u, 1u, 1u, 172u, 1u }, /* aether_f32_exp2_poly: fma */
+    { 31u, 32u, 1u, 0u, 1u, 1u, 174u, 1u }, /* aether_f32_log_poly: fma */
+    { 32u, 32u, 1u, 0u, 1u, 1u, 176u, 1u }, /* aether_f32_pow_poly: fma */
+    { 33u, 32u, 1u, 0u, 1u, 2u, 178u, 3u }, /* aether_f32_sincos: fma */
+    { 34u, 32u, 1u, 0u, 1u, 1u, 181u, 3u }, /* aether_f32_sin: fma */
+    { 35u, 32u, 1u, 0u, 1u, 1u, 183u, 3u }, /* aether_f32_cos: fma */
+    { 36u, 32u, 1u, 0u, 1u, 1u, 185u, 3u }, /* aether_f32_atan: fma */
+    { 37u, 32u, 1u, 0u, 2u, 1u, 187u, 7u }, /* aether_f32_atan2: fma */
+    { 38u, 32u, 1u, 0u, 1u, 1u, 190u, 3u }, /* aether_f32_exp: fma */
+    { 39u, 32u, 1u, 0u, 1u, 1u, 192u, 3u }, /* aether_f32_log: fma */
+    { 40u, 32u, 1u, 0u, 1u, 1u, 194u, 3u }, /* aether_f32_exp2: fma */
+    { 41u, 32u, 1u, 0u, 1u, 1u, 196u, 3u }, /* aether_f32_log2: fma */
+    { 42u, 32u, 1u, 0u, 2u, 1u, 198u, 3u }, /* aether_f32_pow: fma */
+    { 43u, 32u, 1u, 0u, 1u, 1u, 201u, 3u }, /* aether_f32_tan: fma */
+    { 44u, 32u, 1u, 0u, 1u, 1u, 203u, 3u }, /* aether_f32_asin: fma */
+    { 45u, 32u, 1u, 0u, 1u, 1u, 205u, 3u }, /* aether_f32_acos: fma */
+    { 46u, 32u, 1u, 0u, 4u, 4u, 207u, 11u }, /* aether_quatf_from_axis_angle: fma */
+    { 47u, 32u, 1u, 0u, 3u, 9u, 215u, 3u }, /* aether_mat3f_from_euler_xyz: fma */
+    { 48u, 32u, 1u, 0u, 9u, 4u, 227u, 3u }, /* aether_quatf_slerp: fma */
+    { 49u, 32u, 1u, 0u, 3u, 4u, 240u, 1u }, /* aether_f32_jacobi_rotation: fma */
+    { 50u, 32u, 1u, 0u, 6u, 2u, 247u, 1u }, /* aether_f32_jacobi_update: fma */
+    { 51u, 32u, 1u, 0u, 7u, 2u, 255u, 1u }, /* aether_f32_jacobi_diag: fma */
+    { 52u, 32u, 1u, 0u, 4u, 7u, 264u, 7u }, /* aether_mat2f_lu: fma */
+    { 53u, 32u, 1u, 0u, 8u, 2u, 275u, 7u }, /* aether_mat2f_lu_solve: fma */
+    { 54u, 32u, 1u, 0u, 6u, 2u, 285u, 3u }, /* aether_mat2f_solve_lower: fma */
+    { 55u, 32u, 1u, 0u, 6u, 2u, 293u, 3u }, /* aether_mat2f_solve_lower_unit: fma */
+    { 56u, 32u, 1u, 0u, 6u, 2u, 301u, 3u }, /* aether_mat2f_solve_upper: fma */
+    { 57u, 32u, 1u, 0u, 6u, 2u, 309u, 3u }, /* aether_mat2f_solve_upper_unit: fma */
+    { 58u, 32u, 1u, 0u, 4u, 1u, 317u, 3u }, /* aether_mat2f_det_lu: fma */
+    { 59u, 32u, 1u, 0u, 4u, 5u, 322u, 3u }, /* aether_mat2f_inverse: fma */
+    { 60u, 32u, 1u, 0u, 4u, 5u, 331u, 3u }, /* aether_mat2f_cholesky: fma */
+    { 61u, 32u, 1u, 0u, 6u, 2u, 340u, 3u }, /* aether_mat2f_cholesky_solve: fma */
+    { 62u, 32u, 1u, 0u, 4u, 6u, 348u, 3u }, /* aether_mat2f_eigh: fma */
+    { 63u, 64u, 1u, 0u, 5u, 2u, 358u, 1u }, /* aether_vec2d_lerp: fma */
+    { 7u, 64u, 1u, 0u, 4u, 1u, 365u, 1u }, /* aether_vec2d_dot: fma */
+    { 64u, 64u, 1u, 0u, 2u, 1u, 370u, 1u }, /* aether_vec2d_squared_norm: fma */
+    { 65u, 64u, 1u, 0u, 2u, 1u, 373u, 1u }, /* aether_vec2d_norm: fma */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 376u, 1u }, /* aether_vec2d_normalize: fma */
+    { 66u, 64u, 1u, 0u, 6u, 3u, 380u, 1u }, /* aether_vec3d_cross: fma */
+    { 67u, 64u, 1u, 0u, 6u, 3u, 389u, 3u }, /* aether_vec3d_reflect: fma */
+    { 68u, 64u, 1u, 0u, 8u, 4u, 398u, 3u }, /* aether_quatd_mul: fma */
+    { 69u, 64u, 1u, 0u, 7u, 3u, 410u, 3u }, /* aether_quatd_rotate: fma */
+    { 70u, 64u, 1u, 0u, 6u, 2u, 420u, 1u }, /* aether_mat2d_mul_vec: fma */
+    { 71u, 64u, 1u, 0u, 8u, 4u, 428u, 1u }, /* aether_mat2d_mul: fma */
+    { 72u, 64u, 1u, 0u, 8u, 1u, 440u, 3u }, /* aether_mat2d_dot: fma */
+    { 73u, 64u, 1u, 0u, 4u, 1u, 449u, 1u }, /* aether_mat2d_determinant: fma */
+    { 74u, 64u, 1u, 0u, 4u, 4u, 454u, 1u }, /* aether_mat2d_inverse_adjugate: fma */
+    { 75u, 64u, 1u, 0u, 1u, 1u, 462u, 1u }, /* aether_f64_sin_poly: fma */
+    { 76u, 64u, 1u, 0u, 1u, 1u, 464u, 1u }, /* aether_f64_cos_poly: fma */
+    { 77u, 64u, 1u, 0u, 1u, 1u, 466u, 1u }, /* aether_f64_tan_poly: fma */
+    { 78u, 64u, 1u, 0u, 1u, 1u, 468u, 1u }, /* aether_f64_atan_poly: fma */
+    { 79u, 64u, 1u, 0u, 1u, 1u, 470u, 1u }, /* aether_f64_asin_poly: fma */
+    { 80u, 64u, 1u, 0u, 1u, 1u, 472u, 1u }, /* aether_f64_exp_poly: fma */
+    { 81u, 64u, 1u, 0u, 1u, 1u, 474u, 1u }, /* aether_f64_exp2_poly: fma */
+    { 82u, 64u, 1u, 0u, 1u, 1u, 476u, 1u }, /* aether_f64_log_poly: fma */
+    { 83u, 64u, 1u, 0u, 1u, 1u, 478u, 1u }, /* aether_f64_pow_poly: fma */
+    { 84u, 64u, 1u, 0u, 1u, 2u, 480u, 3u }, /* aether_f64_sincos: fma */
+    { 85u, 64u, 1u, 0u, 1u, 1u, 483u, 3u }, /* aether_f64_sin: fma */
+    { 86u, 64u, 1u, 0u, 1u, 1u, 485u, 3u }, /* aether_f64_atan: fma */
+    { 87u, 64u, 1u, 0u, 2u, 1u, 487u, 3u }, /* aether_f64_atan2: fma */
+    { 88u, 64u, 1u, 0u, 1u, 1u, 490u, 3u }, /* aether_f64_exp: fma */
+    { 89u, 64u, 1u, 0u, 1u, 1u, 492u, 3u }, /* aether_f64_log: fma */
+    { 90u, 64u, 1u, 0u, 1u, 1u, 494u, 3u }, /* aether_f64_exp2: fma */
+    { 91u, 64u, 1u, 0u, 1u, 1u, 496u, 3u }, /* aether_f64_log2: fma */
+    { 92u, 64u, 1u, 0u, 2u, 1u, 498u, 3u }, /* aether_f64_pow: fma */
+    { 93u, 64u, 1u, 0u, 1u, 1u, 501u, 3u }, /* aether_f64_tan: fma */
+    { 94u, 64u, 1u, 0u, 1u, 1u, 503u, 3u }, /* aether_f64_asin: fma */
+    { 95u, 64u, 1u, 0u, 1u, 1u, 505u, 3u }, /* aether_f64_acos: fma */
+    { 96u, 64u, 1u, 0u, 4u, 4u, 507u, 3u }, /* aether_quatd_from_axis_angle: fma */
+    { 97u, 64u, 1u, 0u, 3u, 9u, 515u, 3u }, /* aether_mat3d_from_euler_xyz: fma */
+    { 98u, 64u, 1u, 0u, 9u, 4u, 527u, 3u }, /* aether_quatd_slerp: fma */
+    { 99u, 64u, 1u, 0u, 3u, 4u, 540u, 1u }, /* aether_f64_jacobi_rotation: fma */
+    { 100u, 64u, 1u, 0u, 6u, 2u, 547u, 1u }, /* aether_f64_jacobi_update: fma */
+    { 101u, 64u, 1u, 0u, 7u, 2u, 555u, 1u }, /* aether_f64_jacobi_diag: fma */
+    { 102u, 64u, 1u, 0u, 4u, 7u, 564u, 7u }, /* aether_mat2d_lu: fma */
+    { 103u, 64u, 1u, 0u, 8u, 2u, 575u, 7u }, /* aether_mat2d_lu_solve: fma */
+    { 104u, 64u, 1u, 0u, 6u, 2u, 585u, 3u }, /* aether_mat2d_solve_lower: fma */
+    { 105u, 64u, 1u, 0u, 6u, 2u, 593u, 3u }, /* aether_mat2d_solve_lower_unit: fma */
+    { 106u, 64u, 1u, 0u, 6u, 2u, 601u, 3u }, /* aether_mat2d_solve_upper: fma */
+    { 107u, 64u, 1u, 0u, 6u, 2u, 609u, 3u }, /* aether_mat2d_solve_upper_unit: fma */
+    { 108u, 64u, 1u, 0u, 4u, 1u, 617u, 3u }, /* aether_mat2d_det_lu: fma */
+    { 109u, 64u, 1u, 0u, 4u, 5u, 622u, 3u }, /* aether_mat2d_inverse: fma */
+    { 110u, 64u, 1u, 0u, 4u, 5u, 631u, 3u }, /* aether_mat2d_cholesky: fma */
+    { 111u, 64u, 1u, 0u, 6u, 2u, 640u, 3u }, /* aether_mat2d_cholesky_solve: fma */
+    { 112u, 64u, 1u, 0u, 4u, 6u, 648u, 3u }, /* aether_mat2d_eigh: fma */
+    { 14u, 32u, 1u, 0u, 2u, 1u, 658u, 1u }, /* aether_vec2f_norm: hypot */
+    { 9u, 32u, 1u, 0u, 2u, 2u, 661u, 9u }, /* aether_vec2f_normalize: hypot */
+    { 65u, 64u, 1u, 0u, 2u, 1u, 665u, 1u }, /* aether_vec2d_norm: hypot */
+    { 11u, 64u, 1u, 0u, 2u, 2u, 668u, 9u }, /* aether_vec2d_normalize: hypot */
+    { 113u, 32u, 1u, 0u, 1u, 1u, 672u, 8u }, /* aether_f32_neg: neg-sub */
+    { 114u, 32u, 1u, 0u, 4u, 4u, 674u, 8u }, /* aether_quatf_conjugate: neg-sub */
+    { 23u, 32u, 1u, 0u, 4u, 4u, 682u, 9u }, /* aether_mat2f_inverse_adjugate: neg-sub */
+    { 37u, 32u, 1u, 0u, 2u, 1u, 690u, 11u }, /* aether_f32_atan2: neg-sub */
+    { 42u, 32u, 1u, 0u, 2u, 1u, 693u, 11u }, /* aether_f32_pow: neg-sub */
+    { 47u, 32u, 1u, 0u, 3u, 9u, 696u, 11u }, /* aether_mat3f_from_euler_xyz: neg-sub */
+    { 49u, 32u, 1u, 0u, 3u, 4u, 708u, 13u }, /* aether_f32_jacobi_rotation: neg-sub */
+    { 62u, 32u, 1u, 0u, 4u, 6u, 715u, 15u }, /* aether_mat2f_eigh: neg-sub */
+    { 115u, 64u, 1u, 0u, 1u, 1u, 725u, 8u }, /* aether_f64_neg: neg-sub */
+    { 116u, 64u, 1u, 0u, 4u, 4u, 727u, 8u }, /* aether_quatd_conjugate: neg-sub */
+    { 74u, 64u, 1u, 0u, 4u, 4u, 735u, 9u }, /* aether_mat2d_inverse_adjugate: neg-sub */
+    { 87u, 64u, 1u, 0u, 2u, 1u, 743u, 11u }, /* aether_f64_atan2: neg-sub */
+    { 92u, 64u, 1u, 0u, 2u, 1u, 746u, 11u }, /* aether_f64_pow: neg-sub */
+    { 97u, 64u, 1u, 0u, 3u, 9u, 749u, 11u }, /* aether_mat3d_from_euler_xyz: neg-sub */
+    { 99u, 64u, 1u, 0u, 3u, 4u, 761u, 9u }, /* aether_f64_jacobi_rotation: neg-sub */
+    { 112u, 64u, 1u, 0u, 4u, 6u, 768u, 15u }, /* aether_mat2d_eigh: neg-sub */
+    { 117u, 32u, 1u, 0u, 9u, 9u, 778u, 11u }, /* aether_mat3f_inverse_adjugate: neg-swap */
+    { 118u, 64u, 1u, 0u, 9u, 9u, 796u, 11u }, /* aether_mat3d_inverse_adjugate: neg-swap */
+    { 119u, 32u, 1u, 0u, 2u, 1u, 814u, 0u }, /* aether_vec2f_max_norm: max-select-swapped */
+    { 120u, 64u, 1u, 0u, 2u, 1u, 817u, 0u }, /* aether_vec2d_max_norm: max-select-swapped */
+    { 19u, 32u, 1u, 0u, 6u, 2u, 820u, 1u }, /* aether_mat2f_mul_vec: column-major */
+    { 20u, 32u, 1u, 0u, 8u, 4u, 828u, 9u }, /* aether_mat2f_mul: column-major */
+    { 70u, 64u, 1u, 0u, 6u, 2u, 840u, 1u }, /* aether_mat2d_mul_vec: column-major */
+    { 71u, 64u, 1u, 0u, 8u, 4u, 848u, 1u }, /* aether_mat2d_mul: column-major */
+    { 17u, 32u, 1u, 0u, 8u, 4u, 860u, 3u }, /* aether_quatf_mul: quat-xyzw */
+    { 114u, 32u, 1u, 0u, 4u, 4u, 872u, 8u }, /* aether_quatf_conjugate: quat-xyzw */
+    { 68u, 64u, 1u, 0u, 8u, 4u, 880u, 3u }, /* aether_quatd_mul: quat-xyzw */
+    { 116u, 64u, 1u, 0u, 4u, 4u, 892u, 4u }, /* aether_quatd_conjugate: quat-xyzw */
+    { 121u, 32u, 1u, 0u, 3u, 1u, 900u, 2u }, /* aether_f32_two_sum_err: uncompensated */
+    { 122u, 32u, 1u, 0u, 2u, 2u, 904u, 2u }, /* aether_f32_two_sum: uncompensated */
+    { 123u, 64u, 1u, 0u, 3u, 1u, 908u, 2u }, /* aether_f64_two_sum_err: uncompensated */
+    { 124u, 64u, 1u, 0u, 2u, 2u, 912u, 6u }, /* aether_f64_two_sum: uncompensated */
+    { 125u, 32u, 1u, 0u, 2u, 1u, 916u, 0u }, /* aether_pairf_value: non-finite-kept */
+    { 49u, 32u, 1u, 0u, 3u, 4u, 919u, 1u }, /* aether_f32_jacobi_rotation: non-finite-kept */
+    { 126u, 64u, 1u, 0u, 2u, 1u, 926u, 0u }, /* aether_paird_value: non-finite-kept */
+    { 99u, 64u, 1u, 0u, 3u, 4u, 929u, 1u }, /* aether_f64_jacobi_rotation: non-finite-kept */
+    { 127u, 32u, 1u, 0u, 64u, 2u, 936u, 3u }, /* aether_pairf_reduce32: rounds-reversed */
+    { 128u, 64u, 1u, 0u, 64u, 2u, 1002u, 3u }, /* aether_paird_reduce32: rounds-reversed */
+    { 52u, 32u, 1u, 0u, 4u, 7u, 1068u, 7u }, /* aether_mat2f_lu: pivot-last */
+    { 102u, 64u, 1u, 0u, 4u, 7u, 1079u, 7u }, /* aether_mat2d_lu: pivot-last */
+    { 129u, 32u, 1u, 0u, 9u, 13u, 1090u, 7u }, /* aether_mat3f_lu: right-looking */
+    { 130u, 64u, 1u, 0u, 9u, 13u, 1112u, 7u }, /* aether_mat3d_lu: right-looking */
+    { 60u, 32u, 1u, 0u, 4u, 5u, 1134u, 7u }, /* aether_mat2f_cholesky: no-symmetrize */
+    { 110u, 64u, 1u, 0u, 4u, 5u, 1143u, 7u }, /* aether_mat2d_cholesky: no-symmetrize */
+    { 131u, 32u, 1u, 0u, 4u, 2u, 1152u, 2u }, /* aether_pairf_combine: comp-dropped */
+    { 127u, 32u, 1u, 0u, 64u, 2u, 1158u, 3u }, /* aether_pairf_reduce32: comp-dropped */
+    { 132u, 64u, 1u, 0u, 4u, 2u, 1224u, 2u }, /* aether_paird_combine: comp-dropped */
+    { 128u, 64u, 1u, 0u, 64u, 2u, 1230u, 7u }, /* aether_paird_reduce32: comp-dropped */
+    { 133u, 32u, 1u, 1u, 2u, 1u, 1296u, 0u }, /* aether_f32_fmin: nan-first */
+    { 134u, 32u, 1u, 1u, 2u, 1u, 1299u, 0u }, /* aether_f32_fmax: nan-first */
+    { 135u, 64u, 1u, 1u, 2u, 1u, 1302u, 0u }, /* aether_f64_fmin: nan-first */
+    { 136u, 64u, 1u, 1u, 2u, 1u, 1305u, 4u }, /* aether_f64_fmax: nan-first */
+    { 133u, 32u, 1u, 1u, 2u, 1u, 1308u, 0u }, /* aether_f32_fmin: nan-second */
+    { 134u, 32u, 1u, 1u, 2u, 1u, 1311u, 0u }, /* aether_f32_fmax: nan-second */
+    { 135u, 64u, 1u, 1u, 2u, 1u, 1314u, 0u }, /* aether_f64_fmin: nan-second */
+    { 136u, 64u, 1u, 1u, 2u, 1u, 1317u, 4u }, /* aether_f64_fmax: nan-second */
+    { 17u, 32u, 1u, 0u, 8u, 4u, 1320u, 3u }, /* aether_quatf_mul: reassociate */
+    { 131u, 32u, 1u, 0u, 4u, 2u, 1332u, 2u }, /* aether_pairf_combine: reassociate */
+    { 68u, 64u, 1u, 0u, 8u, 4u, 1338u, 3u }, /* aether_quatd_mul: reassociate */
+    { 132u, 64u, 1u, 0u, 4u, 2u, 1350u, 2u }, /* aether_paird_combine: reassociate */
+    { 36u, 32u, 1u, 0u, 1u, 1u, 1356u, 3u }, /* aether_f32_atan: reciprocal */
+    { 37u, 32u, 1u, 0u, 2u, 1u, 1358u, 7u }, /* aether_f32_atan2: reciprocal */
+    { 86u, 64u, 1u, 0u, 1u, 1u, 1361u, 3u }, /* aether_f64_atan: reciprocal */
+    { 87u, 64u, 1u, 0u, 2u, 1u, 1363u, 3u }, /* aether_f64_atan2: reciprocal */
+    { 33u, 32u, 1u, 0u, 1u, 2u, 1366u, 3u }, /* aether_f32_sincos: product-order */
+    { 34u, 32u, 1u, 0u, 1u, 1u, 1369u, 3u }, /* aether_f32_sin: product-order */
+    { 84u, 64u, 1u, 0u, 1u, 2u, 1371u, 3u }, /* aether_f64_sincos: product-order */
+    { 85u, 64u, 1u, 0u, 1u, 1u, 1374u, 3u }, /* aether_f64_sin: product-order */
+    { 24u, 32u, 1u, 0u, 1u, 1u, 1376u, 1u }, /* aether_f32_sin_poly: coefficient-bit */
+    { 25u, 32u, 1u, 0u, 1u, 1u, 1378u, 1u }, /* aether_f32_cos_poly: coefficient-bit */
+    { 75u, 64u, 1u, 0u, 1u, 1u, 1380u, 1u }, /* aether_f64_sin_poly: coefficient-bit */
+    { 76u, 64u, 1u, 0u, 1u, 1u, 1382u, 1u }, /* aether_f64_cos_poly: coefficient-bit */
+    { 33u, 32u, 1u, 0u, 1u, 2u, 1384u, 3u }, /* aether_f32_sincos: reduction-constant */
+    { 34u, 32u, 1u, 0u, 1u, 1u, 1387u, 3u }, /* aether_f32_sin: reduction-constant */
+    { 84u, 64u, 1u, 0u, 1u, 2u, 1389u, 3u }, /* aether_f64_sincos: reduction-constant */
+    { 85u, 64u, 1u, 0u, 1u, 1u, 1392u, 3u }, /* aether_f64_sin: reduction-constant */
 };
 __constant ulong aether_selftest_words[1394] = {
     0x00000000c0000000ul, 0x00000000bf6da079ul, 0x000000003ec9e325ul, 0x00000000c0222bb9ul,
@@ -35063,11 +35070,145 @@ static int aether_selftest_word_ok(uint64_t expected, uint64_t actual, unsigned 
     return either_zero && (expected & mag) == 0u && (actual & mag) == 0u;
 }
 
+/* The causes a failing witness can have besides a broken rule, by bit (selftest::CAUSES). */
+#define AETHER_SELFTEST_CAUSE_FUSION 1u
+#define AETHER_SELFTEST_CAUSE_REASSOCIATION 2u
+#define AETHER_SELFTEST_CAUSE_FLUSH 4u
+#define AETHER_SELFTEST_CAUSE_ZERO_SIGN 8u
+
+/* The cause probes, printed as the core prints its arithmetic (products in parentheses, plain
+   sums: the program's FP_CONTRACT setting and the compiler's options apply to them as to the
+   core) on operands the compiler cannot see (volatile words): the mask of the causes whose
+   probe gives other bits than IEEE arithmetic. */
+static uint aether_selftest_causes(void)
+{
+    uint causes = 0u;
+    { /* fusion: (x * y) + z */
+        volatile uint64_t w0 = 0x000000003f800800ul, w1 = 0x000000003f800800ul, w2 = 0x00000000bf801000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32((x * y) + z) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_FUSION;
+    }
+    { /* fusion: (x * y) - z */
+        volatile uint64_t w0 = 0x000000003f800800ul, w1 = 0x000000003f800800ul, w2 = 0x000000003f801000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32((x * y) - z) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_FUSION;
+    }
+    { /* reassociation: (x + y) + z */
+        volatile uint64_t w0 = 0x000000003f800000ul, w1 = 0x000000004b800000ul, w2 = 0x00000000cb800000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32((x + y) + z) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_REASSOCIATION;
+    }
+    { /* reassociation: (x + y) - y */
+        volatile uint64_t w0 = 0x000000003f800000ul, w1 = 0x000000004b800000ul, w2 = 0x0000000000000000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32((x + y) - y) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_REASSOCIATION;
+    }
+    { /* zero-sign: (x * -1.0f) */
+        volatile uint64_t w0 = 0x0000000000000000ul, w1 = 0x0000000000000000ul, w2 = 0x0000000000000000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32((x * -1.0f)) != 0x0000000080000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+    { /* zero-sign: 0.0f - x */
+        volatile uint64_t w0 = 0x0000000000000000ul, w1 = 0x0000000000000000ul, w2 = 0x0000000000000000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32(0.0f - x) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+    { /* zero-sign: x + 0.0f */
+        volatile uint64_t w0 = 0x0000000080000000ul, w1 = 0x0000000000000000ul, w2 = 0x0000000000000000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32(x + 0.0f) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+    { /* zero-sign: ((x - y) * -1.0f) */
+        volatile uint64_t w0 = 0x000000003f800000ul, w1 = 0x000000003f800000ul, w2 = 0x0000000000000000ul;
+        const float x = aether_flat_rd32(w0), y = aether_flat_rd32(w1), z = aether_flat_rd32(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr32(((x - y) * -1.0f)) != 0x0000000080000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+#ifdef AETHER_FP64
+    { /* fusion: (x * y) + z */
+        volatile uint64_t w0 = 0x3ff0000002000000ul, w1 = 0x3ff0000002000000ul, w2 = 0xbff0000004000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64((x * y) + z) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_FUSION;
+    }
+#endif
+#ifdef AETHER_FP64
+    { /* fusion: (x * y) - z */
+        volatile uint64_t w0 = 0x3ff0000002000000ul, w1 = 0x3ff0000002000000ul, w2 = 0x3ff0000004000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64((x * y) - z) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_FUSION;
+    }
+#endif
+#ifdef AETHER_FP64
+    { /* reassociation: (x + y) + z */
+        volatile uint64_t w0 = 0x3ff0000000000000ul, w1 = 0x4340000000000000ul, w2 = 0xc340000000000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64((x + y) + z) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_REASSOCIATION;
+    }
+#endif
+#ifdef AETHER_FP64
+    { /* reassociation: (x + y) - y */
+        volatile uint64_t w0 = 0x3ff0000000000000ul, w1 = 0x4340000000000000ul, w2 = 0x0000000000000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64((x + y) - y) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_REASSOCIATION;
+    }
+#endif
+#ifdef AETHER_FP64
+    { /* zero-sign: (x * -1.0) */
+        volatile uint64_t w0 = 0x0000000000000000ul, w1 = 0x0000000000000000ul, w2 = 0x0000000000000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64((x * -1.0)) != 0x8000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+#endif
+#ifdef AETHER_FP64
+    { /* zero-sign: 0.0 - x */
+        volatile uint64_t w0 = 0x0000000000000000ul, w1 = 0x0000000000000000ul, w2 = 0x0000000000000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64(0.0 - x) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+#endif
+#ifdef AETHER_FP64
+    { /* zero-sign: x + 0.0 */
+        volatile uint64_t w0 = 0x8000000000000000ul, w1 = 0x0000000000000000ul, w2 = 0x0000000000000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64(x + 0.0) != 0x0000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+#endif
+#ifdef AETHER_FP64
+    { /* zero-sign: ((x - y) * -1.0) */
+        volatile uint64_t w0 = 0x3ff0000000000000ul, w1 = 0x3ff0000000000000ul, w2 = 0x0000000000000000ul;
+        const double x = aether_flat_rd64(w0), y = aether_flat_rd64(w1), z = aether_flat_rd64(w2);
+        (void)x; (void)y; (void)z;
+        if (aether_flat_wr64(((x - y) * -1.0)) != 0x8000000000000000ul) causes |= AETHER_SELFTEST_CAUSE_ZERO_SIGN;
+    }
+#endif
+    return causes;
+}
+
+#define AETHER_SELFTEST_FAIL_MAX 197u
 /* Run as one work item. status[0]: AETHER_SELFTEST_* bits; status[1]: failed witnesses (indices in
-   failed[0..cap)); status[2]: witnesses run; status[3]: skipped (f64 without fp64). */
+   failed[0..cap)); status[2]: witnesses run; status[3]: skipped (f64 without fp64); status[4]: the
+   causes the probes detect (AETHER_SELFTEST_CAUSE_*, flush from the subnormal probes); status[5]:
+   the failed witnesses a detected cause explains (its mask meets it); status[6]: the causes that
+   explain them. A failed witness no detected cause explains sets AETHER_SELFTEST_RULE; every
+   failed witness sets AETHER_SELFTEST_WITNESS (a cause explains a failure, it does not excuse it). */
 __kernel void aether_selftest(__global uint *status, __global uint *failed, uint cap)
 {
-    uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;
+    uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k, causes = aether_selftest_causes(), explained = 0u, explaining = 0u;
+    uint fails[AETHER_SELFTEST_FAIL_MAX];
     uint64_t in[64], out[13];
     for (i = 0u; i < 197u; ++i) {
         const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];
@@ -35088,7 +35229,7 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
                                          (int)aether_selftest_rows[i][2], (int)aether_selftest_rows[i][3]);
         ++run;
         if (!ok) {
-            if (nfail < cap) failed[nfail] = i;
+            if (nfail < AETHER_SELFTEST_FAIL_MAX) fails[nfail] = i;
             ++nfail;
         }
     }
@@ -35108,10 +35249,34 @@ __kernel void aether_selftest(__global uint *status, __global uint *failed, uint
         if (got != aether_selftest_probes[i][4])
             bits |= aether_selftest_probes[i][1] ? AETHER_SELFTEST_DENORMALS_ARE_ZERO : AETHER_SELFTEST_FLUSH_TO_ZERO;
     }
+    if (bits & (AETHER_SELFTEST_FLUSH_TO_ZERO | AETHER_SELFTEST_DENORMALS_ARE_ZERO)) causes |= AETHER_SELFTEST_CAUSE_FLUSH;
+    /* The failed witnesses, those no detected cause explains first (indices in failed[0..cap)). */
+    for (k = 0u, i = 0u; i < nfail && i < AETHER_SELFTEST_FAIL_MAX; ++i) {
+        const uint m = aether_selftest_rows[fails[i]][7] & causes;
+        if (m != 0u) {
+            ++explained;
+            explaining |= m;
+        } else {
+            if (k < cap) failed[k] = fails[i];
+            ++k;
+        }
+    }
+    for (i = 0u; i < nfail && i < AETHER_SELFTEST_FAIL_MAX; ++i) {
+        if ((aether_selftest_rows[fails[i]][7] & causes) == 0u) continue;
+        if (k < cap) failed[k] = fails[i];
+        ++k;
+    }
+    if (nfail > explained) bits |= AETHER_SELFTEST_RULE;
+    if (explaining & AETHER_SELFTEST_CAUSE_FUSION) bits |= AETHER_SELFTEST_FUSED;
+    if (explaining & AETHER_SELFTEST_CAUSE_REASSOCIATION) bits |= AETHER_SELFTEST_REASSOCIATED;
+    if (explaining & AETHER_SELFTEST_CAUSE_ZERO_SIGN) bits |= AETHER_SELFTEST_ZERO_SIGN;
     status[0] = bits;
     status[1] = nfail;
     status[2] = run;
     status[3] = skipped;
+    status[4] = causes;
+    status[5] = explained;
+    status[6] = explaining;
 }
 
 #endif /* AETHER_CORE_CL */

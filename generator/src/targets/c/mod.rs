@@ -194,7 +194,12 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
         witness_max_out => max_out,
         policy => crate::targets::shared::c_family::flat::policy_function("aether_selftest_word_ok"),
         probes => crate::targets::shared::c_family::selftest::probe_table(model),
-        causes => crate::targets::shared::c_family::selftest::cause_probe_function(model, "static ", "aether_product"),
+        causes => crate::targets::shared::c_family::selftest::cause_probe_function(
+            model,
+            ("static ", "static "),
+            true,
+            &crate::targets::shared::c_family::selftest::Spelling::Infix(&|elem, e| format!("aether_product_{elem}(({e}))")),
+        ),
         products,
         ulp => ulp_functions(model),
     };

@@ -238,6 +238,14 @@ fn core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]
         policy => c_flat::policy_function("aether_selftest_word_ok"),
         probes => crate::targets::shared::c_family::selftest::probe_table(model),
         flat_helpers => c_flat::helpers_with("static AETHER_HD "),
+        causes => crate::targets::shared::c_family::selftest::cause_probe_function(
+            model,
+            ("static AETHER_HD inline ", "static inline "),
+            false,
+            // Every operation as the core spells it: its rounded-operation
+            // calls (intrinsics on the device, the host's guard on the host).
+            &crate::targets::shared::c_family::selftest::Spelling::Calls,
+        ),
         ulp => c::ulp_functions(model),
     };
     render("cuda/aether_core.cuh.j2", CORE_TEMPLATE, &ctx)

@@ -49,7 +49,13 @@
 //! the fixed-layout callables and the subnormal probes: status[0] is the C
 //! core's status bits (FLUSH_TO_ZERO 2, DENORMALS_ARE_ZERO 4, WITNESS 8),
 //! status[1] the failed witnesses (their indices in failed[0..cap]),
-//! status[2] the witnesses run, status[3] those skipped (f64 without fp64).
+//! status[2] the witnesses run, status[3] those skipped (f64 without fp64),
+//! status[4] the causes the cause probes detect (`selftest::Cause` bits,
+//! flush from the subnormal probes), status[5] the failed witnesses a
+//! detected cause explains (their causes mask meets it), status[6] the causes
+//! that explain them; the C core's bits FUSED 32, REASSOCIATED 64, ZERO_SIGN
+//! 128 name those causes, RULE 256 a failed witness no detected cause
+//! explains. failed[] lists the unexplained ones first.
 
 use minijinja::context;
 use serde::Serialize;
@@ -475,12 +481,13 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     v.push("    }".into());
     v.push("}".into());
     v.push(String::new());
-    v.push("/* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset. */".into());
-    v.push(format!("__constant uint aether_selftest_rows[{}][7] = {{", witnesses.len().max(1)));
+    v.push("/* One row per witness: thunk, bits, is_float, either_zero, n_in, n_out, word offset, the mask of the".into());
+    v.push("   causes that can explain its failure (AETHER_SELFTEST_CAUSE_*). */".into());
+    v.push(format!("__constant uint aether_selftest_rows[{}][8] = {{", witnesses.len().max(1)));
     let (rows, words) = crate::targets::shared::c_family::selftest::witness_rows(model, witnesses);
     for (w, r) in witnesses.iter().zip(&rows) {
         v.push(format!(
-            "    {{ {}u, {}u, {}u, {}u, {}u, {}u, {}u }}, /* {}: {} */",
+            "    {{ {}u, {}u, {}u, {}u, {}u, {}u, {}u, {}u }}, /* {}: {} */",
             thunks.iter().position(|t| *t == w.callable).unwrap(),
             r.bits,
             u32::from(r.is_float),
@@ -488,12 +495,13 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
             w.inputs.len(),
             w.expected.len(),
             r.at,
+            w.causes,
             w.c_name,
             w.mutant.name()
         ));
     }
     if witnesses.is_empty() {
-        v.push("    { 0u, 0u, 0u, 0u, 0u, 0u, 0u }".into());
+        v.push("    { 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }".into());
     }
     v.push("};".into());
     v.push(format!("__constant ulong aether_selftest_words[{}] = {{", words.len().max(1)));
@@ -515,13 +523,38 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
     v.push(String::new());
     v.extend(c_flat::policy_function("aether_selftest_word_ok"));
     v.push(String::new());
+    v.push("/* The causes a failing witness can have besides a broken rule, by bit (selftest::CAUSES). */".into());
+    v.extend(crate::targets::shared::c_family::selftest::cause_defines());
+    v.push(String::new());
+    v.push("/* The cause probes, printed as the core prints its arithmetic (products in parentheses, plain".into());
+    v.push("   sums: the program's FP_CONTRACT setting and the compiler's options apply to them as to the".into());
+    v.push("   core) on operands the compiler cannot see (volatile words): the mask of the causes whose".into());
+    v.push("   probe gives other bits than IEEE arithmetic. */".into());
+    v.push("static uint aether_selftest_causes(void)".into());
+    v.push("{".into());
+    v.push("    uint causes = 0u;".into());
+    v.extend(crate::targets::shared::c_family::selftest::cause_probe_statements(
+        model,
+        &crate::targets::shared::c_family::selftest::Spelling::Infix(&|_, e| format!("({e})")),
+        "ul",
+        Some(("#ifdef AETHER_FP64", "#endif")),
+    ));
+    v.push("    return causes;".into());
+    v.push("}".into());
+    v.push(String::new());
+    v.push(format!("#define AETHER_SELFTEST_FAIL_MAX {}u", witnesses.len().max(1)));
     v.extend(
         [
             "/* Run as one work item. status[0]: AETHER_SELFTEST_* bits; status[1]: failed witnesses (indices in",
-            "   failed[0..cap)); status[2]: witnesses run; status[3]: skipped (f64 without fp64). */",
+            "   failed[0..cap)); status[2]: witnesses run; status[3]: skipped (f64 without fp64); status[4]: the",
+            "   causes the probes detect (AETHER_SELFTEST_CAUSE_*, flush from the subnormal probes); status[5]:",
+            "   the failed witnesses a detected cause explains (its mask meets it); status[6]: the causes that",
+            "   explain them. A failed witness no detected cause explains sets AETHER_SELFTEST_RULE; every",
+            "   failed witness sets AETHER_SELFTEST_WITNESS (a cause explains a failure, it does not excuse it). */",
             "__kernel void aether_selftest(__global uint *status, __global uint *failed, uint cap)",
             "{",
-            "    uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k;",
+            "    uint bits = 0u, nfail = 0u, run = 0u, skipped = 0u, i, k, causes = aether_selftest_causes(), explained = 0u, explaining = 0u;",
+            "    uint fails[AETHER_SELFTEST_FAIL_MAX];",
             &format!("    uint64_t in[{max_in}], out[{max_out}];"),
             &format!("    for (i = 0u; i < {}u; ++i) {{", witnesses.len()),
             "        const uint thunk = aether_selftest_rows[i][0], wbits = aether_selftest_rows[i][1];",
@@ -542,7 +575,7 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
             "                                         (int)aether_selftest_rows[i][2], (int)aether_selftest_rows[i][3]);",
             "        ++run;",
             "        if (!ok) {",
-            "            if (nfail < cap) failed[nfail] = i;",
+            "            if (nfail < AETHER_SELFTEST_FAIL_MAX) fails[nfail] = i;",
             "            ++nfail;",
             "        }",
             "    }",
@@ -562,10 +595,34 @@ fn selftest_lines(model: &Model, witnesses: &[Witness]) -> Vec<String> {
             "        if (got != aether_selftest_probes[i][4])",
             "            bits |= aether_selftest_probes[i][1] ? AETHER_SELFTEST_DENORMALS_ARE_ZERO : AETHER_SELFTEST_FLUSH_TO_ZERO;",
             "    }",
+            "    if (bits & (AETHER_SELFTEST_FLUSH_TO_ZERO | AETHER_SELFTEST_DENORMALS_ARE_ZERO)) causes |= AETHER_SELFTEST_CAUSE_FLUSH;",
+            "    /* The failed witnesses, those no detected cause explains first (indices in failed[0..cap)). */",
+            "    for (k = 0u, i = 0u; i < nfail && i < AETHER_SELFTEST_FAIL_MAX; ++i) {",
+            "        const uint m = aether_selftest_rows[fails[i]][7] & causes;",
+            "        if (m != 0u) {",
+            "            ++explained;",
+            "            explaining |= m;",
+            "        } else {",
+            "            if (k < cap) failed[k] = fails[i];",
+            "            ++k;",
+            "        }",
+            "    }",
+            "    for (i = 0u; i < nfail && i < AETHER_SELFTEST_FAIL_MAX; ++i) {",
+            "        if ((aether_selftest_rows[fails[i]][7] & causes) == 0u) continue;",
+            "        if (k < cap) failed[k] = fails[i];",
+            "        ++k;",
+            "    }",
+            "    if (nfail > explained) bits |= AETHER_SELFTEST_RULE;",
+            "    if (explaining & AETHER_SELFTEST_CAUSE_FUSION) bits |= AETHER_SELFTEST_FUSED;",
+            "    if (explaining & AETHER_SELFTEST_CAUSE_REASSOCIATION) bits |= AETHER_SELFTEST_REASSOCIATED;",
+            "    if (explaining & AETHER_SELFTEST_CAUSE_ZERO_SIGN) bits |= AETHER_SELFTEST_ZERO_SIGN;",
             "    status[0] = bits;",
             "    status[1] = nfail;",
             "    status[2] = run;",
             "    status[3] = skipped;",
+            "    status[4] = causes;",
+            "    status[5] = explained;",
+            "    status[6] = explaining;",
             "}",
         ]
         .iter()
