@@ -205,10 +205,10 @@ pub fn evaluate(f: &Function, bits: u32, words: &[u64]) -> Vec<u64> {
         (Flavour::Ieee, false) => run_with::<f64>(f, words),
         (Flavour::Flush, true) => run_with::<Flushed<f32>>(f, words),
         (Flavour::Flush, false) => run_with::<Flushed<f64>>(f, words),
-        (Flavour::ZeroPlus, true) => run_with::<Zeroed<f32, false>>(f, words),
-        (Flavour::ZeroPlus, false) => run_with::<Zeroed<f64, false>>(f, words),
-        (Flavour::ZeroMinus, true) => run_with::<Zeroed<f32, true>>(f, words),
-        (Flavour::ZeroMinus, false) => run_with::<Zeroed<f64, true>>(f, words),
+        (Flavour::ZeroPlus, true) => run_with::<Flavoured<f32, ZERO_PLUS>>(f, words),
+        (Flavour::ZeroPlus, false) => run_with::<Flavoured<f64, ZERO_PLUS>>(f, words),
+        (Flavour::ZeroMinus, true) => run_with::<Flavoured<f32, ZERO_MINUS>>(f, words),
+        (Flavour::ZeroMinus, false) => run_with::<Flavoured<f64, ZERO_MINUS>>(f, words),
     }
 }
 
@@ -241,119 +241,75 @@ pub fn with_flavour<R>(flavour: Flavour, body: impl FnOnce() -> R) -> R {
     body()
 }
 
-/// A value of `T` in an arithmetic that flushes every subnormal, read or
-/// computed, to a zero of its sign.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-pub struct Flushed<T>(T);
+/// The arithmetics of [`Flavoured`]: a stack that flushes every subnormal,
+/// read or computed, to a zero of its sign; or one that gives every zero
+/// result the sign + or - (inputs and literals keep theirs).
+const FLUSH: u8 = 0;
+const ZERO_PLUS: u8 = 1;
+const ZERO_MINUS: u8 = 2;
 
-/// A value of `T` in an arithmetic that gives every zero result the sign -
-/// (`NEG`) or + (not `NEG`); inputs keep theirs.
+/// A value of `T` in the arithmetic `K` (`FLUSH`, `ZERO_PLUS`, `ZERO_MINUS`):
+/// every value read (an input word, a literal) passes `read`, every rounded
+/// result `result`.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-pub struct Zeroed<T, const NEG: bool>(T);
+pub struct Flavoured<T, const K: u8>(T);
+
+/// `Flavour::Flush`'s arithmetic.
+pub type Flushed<T> = Flavoured<T, FLUSH>;
 
 macro_rules! flavoured {
     ($t:ty) => {
-        impl Flushed<$t> {
-            fn new(x: $t) -> Self {
-                Flushed(if x.is_subnormal() { (0.0 as $t).copysign(x) } else { x })
+        impl<const K: u8> Flavoured<$t, K> {
+            fn read(x: $t) -> Self {
+                Flavoured(if K == FLUSH && x.is_subnormal() { (0.0 as $t).copysign(x) } else { x })
+            }
+            fn result(x: $t) -> Self {
+                match K {
+                    ZERO_PLUS if x == 0.0 => Flavoured(0.0),
+                    ZERO_MINUS if x == 0.0 => Flavoured(-0.0),
+                    _ => Self::read(x),
+                }
             }
         }
-        impl Ieee for Flushed<$t> {
+        impl<const K: u8> Ieee for Flavoured<$t, K> {
             fn from_word(w: u64) -> Self {
-                Self::new(<$t as Ieee>::from_word(w))
+                Self::read(<$t as Ieee>::from_word(w))
             }
             fn to_word(self) -> u64 {
                 self.0.to_word()
             }
             fn lit(v: f64) -> Self {
-                Self::new(<$t as Ieee>::lit(v))
+                Self::read(<$t as Ieee>::lit(v))
             }
             fn add(self, o: Self) -> Self {
-                Self::new(self.0 + o.0)
+                Self::result(self.0 + o.0)
             }
             fn sub(self, o: Self) -> Self {
-                Self::new(self.0 - o.0)
+                Self::result(self.0 - o.0)
             }
             fn mul(self, o: Self) -> Self {
-                Self::new(self.0 * o.0)
+                Self::result(self.0 * o.0)
             }
             fn div(self, o: Self) -> Self {
-                Self::new(self.0 / o.0)
+                Self::result(self.0 / o.0)
             }
             fn sqrt(self) -> Self {
-                Self::new(Ieee::sqrt(self.0))
+                Self::result(Ieee::sqrt(self.0))
             }
             fn fabs(self) -> Self {
-                Self::new(Ieee::fabs(self.0))
+                Self::result(Ieee::fabs(self.0))
             }
             fn fmin(self, o: Self) -> Self {
-                Self::new(Ieee::fmin(self.0, o.0))
+                Self::result(Ieee::fmin(self.0, o.0))
             }
             fn fmax(self, o: Self) -> Self {
-                Self::new(Ieee::fmax(self.0, o.0))
+                Self::result(Ieee::fmax(self.0, o.0))
             }
             fn hypot(self, o: Self) -> Self {
-                Self::new(Ieee::hypot(self.0, o.0))
+                Self::result(Ieee::hypot(self.0, o.0))
             }
             fn fma(self, b: Self, c: Self) -> Self {
-                Self::new(Ieee::fma(self.0, b.0, c.0))
-            }
-            fn finite(self) -> bool {
-                self.0.is_finite()
-            }
-        }
-        impl<const NEG: bool> Zeroed<$t, NEG> {
-            fn new(x: $t) -> Self {
-                Zeroed(if x == 0.0 {
-                    if NEG {
-                        -0.0
-                    } else {
-                        0.0
-                    }
-                } else {
-                    x
-                })
-            }
-        }
-        impl<const NEG: bool> Ieee for Zeroed<$t, NEG> {
-            fn from_word(w: u64) -> Self {
-                Zeroed(<$t as Ieee>::from_word(w))
-            }
-            fn to_word(self) -> u64 {
-                self.0.to_word()
-            }
-            fn lit(v: f64) -> Self {
-                Zeroed(<$t as Ieee>::lit(v))
-            }
-            fn add(self, o: Self) -> Self {
-                Self::new(self.0 + o.0)
-            }
-            fn sub(self, o: Self) -> Self {
-                Self::new(self.0 - o.0)
-            }
-            fn mul(self, o: Self) -> Self {
-                Self::new(self.0 * o.0)
-            }
-            fn div(self, o: Self) -> Self {
-                Self::new(self.0 / o.0)
-            }
-            fn sqrt(self) -> Self {
-                Self::new(Ieee::sqrt(self.0))
-            }
-            fn fabs(self) -> Self {
-                Self::new(Ieee::fabs(self.0))
-            }
-            fn fmin(self, o: Self) -> Self {
-                Self::new(Ieee::fmin(self.0, o.0))
-            }
-            fn fmax(self, o: Self) -> Self {
-                Self::new(Ieee::fmax(self.0, o.0))
-            }
-            fn hypot(self, o: Self) -> Self {
-                Self::new(Ieee::hypot(self.0, o.0))
-            }
-            fn fma(self, b: Self, c: Self) -> Self {
-                Self::new(Ieee::fma(self.0, b.0, c.0))
+                Self::result(Ieee::fma(self.0, b.0, c.0))
             }
             fn finite(self) -> bool {
                 self.0.is_finite()
