@@ -47,15 +47,9 @@ else
 fi
 start=$(date +%s)
 
-have_platform() {
-    [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] || ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' || return 1
-    ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1
-}
-if ! have_platform; then
-    # shellcheck source=scripts/apt.sh
-    source scripts/apt.sh
-    apt_install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev
-fi
+# shellcheck source=scripts/pocl.sh
+source scripts/pocl.sh
+pocl_platform || true
 
 # AETHER_OPENCL_BIN: the host program scripts/test.sh's test build made; else the test profile's
 # build (as scripts/opencl.sh).

@@ -29,14 +29,9 @@ done
 start=$(date +%s)
 step() { echo "opencl.sh: $1 ($(( $(date +%s) - start )) s so far)"; }
 
-have_platform() {
-    [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] || ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' || return 1
-    ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1
-}
-if ! have_platform; then
-    # shellcheck source=scripts/apt.sh
-    source scripts/apt.sh
-    apt_install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev
+# shellcheck source=scripts/pocl.sh
+source scripts/pocl.sh
+if pocl_platform; then
     step "PoCL installed"
 fi
 

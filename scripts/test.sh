@@ -48,9 +48,9 @@ export AETHER_REQUIRE_GLSL=1
 
 # PoCL (OpenCL 3.0 on this CPU) and the ICD loader: the OpenCL core's device
 # test runs on it and must not skip here.
-if ! { ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' && ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; }; then
-    apt_install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev
-fi
+# shellcheck source=scripts/pocl.sh
+source scripts/pocl.sh
+pocl_platform || true
 export AETHER_REQUIRE_OPENCL=1
 
 # While cargo builds (CPU-bound), apt fetches and installs (mostly I/O) what the later steps
