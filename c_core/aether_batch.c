@@ -1231,12 +1231,13 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2f_normalize
 {
     const aether_vec2fx8 a = *aether_in_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
+    const aether_f32x8 s = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), n, aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / s);
     const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
     const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
     aether_vec2fx8 aether_out;
-    aether_out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
-    aether_out.y = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_y, a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     *aether_result = aether_out;
 }
 
@@ -1244,12 +1245,13 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec2d_normalize
 {
     const aether_vec2dx4 a = *aether_in_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
+    const aether_f64x4 s = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), n, aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / s);
     const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
     const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
     aether_vec2dx4 aether_out;
-    aether_out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
-    aether_out.y = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_y, a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     *aether_result = aether_out;
 }
 
@@ -1257,14 +1259,15 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3f_normalize
 {
     const aether_vec3fx8 a = *aether_in_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x)))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
+    const aether_f32x8 s = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), n, aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / s);
     const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
     const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
     const aether_f32x8 d_z = aether_product_f32x8((div_r * a.z));
     aether_vec3fx8 aether_out;
-    aether_out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
-    aether_out.y = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_y, a.y);
-    aether_out.z = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_z, a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     *aether_result = aether_out;
 }
 
@@ -1272,14 +1275,15 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec3d_normalize
 {
     const aether_vec3dx4 a = *aether_in_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x)))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
+    const aether_f64x4 s = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), n, aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / s);
     const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
     const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
     const aether_f64x4 d_z = aether_product_f64x4((div_r * a.z));
     aether_vec3dx4 aether_out;
-    aether_out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
-    aether_out.y = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_y, a.y);
-    aether_out.z = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_z, a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     *aether_result = aether_out;
 }
 
@@ -1287,16 +1291,17 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4f_normalize
 {
     const aether_vec4fx8 a = *aether_in_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.w * a.w)) + (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + aether_product_f32x8((a.x * a.x))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
+    const aether_f32x8 s = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), n, aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / s);
     const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
     const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
     const aether_f32x8 d_z = aether_product_f32x8((div_r * a.z));
     const aether_f32x8 d_w = aether_product_f32x8((div_r * a.w));
     aether_vec4fx8 aether_out;
-    aether_out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
-    aether_out.y = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_y, a.y);
-    aether_out.z = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_z, a.z);
-    aether_out.w = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_w, a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     *aether_result = aether_out;
 }
 
@@ -1304,16 +1309,17 @@ static __inline__ __attribute__((__always_inline__)) void aether_vec4d_normalize
 {
     const aether_vec4dx4 a = *aether_in_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.w * a.w)) + (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + aether_product_f64x4((a.x * a.x))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
+    const aether_f64x4 s = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), n, aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / s);
     const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
     const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
     const aether_f64x4 d_z = aether_product_f64x4((div_r * a.z));
     const aether_f64x4 d_w = aether_product_f64x4((div_r * a.w));
     aether_vec4dx4 aether_out;
-    aether_out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
-    aether_out.y = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_y, a.y);
-    aether_out.z = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_z, a.z);
-    aether_out.w = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_w, a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     *aether_result = aether_out;
 }
 
@@ -1321,16 +1327,17 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_normalize
 {
     const aether_quatfx8 a = *aether_in_a;
     const aether_f32x8 n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((a.z * a.z)) + (aether_product_f32x8((a.y * a.y)) + (aether_product_f32x8((a.x * a.x)) + aether_product_f32x8((a.w * a.w))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / n);
+    const aether_f32x8 s = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), n, aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / s);
     const aether_f32x8 d_w = aether_product_f32x8((div_r * a.w));
     const aether_f32x8 d_x = aether_product_f32x8((div_r * a.x));
     const aether_f32x8 d_y = aether_product_f32x8((div_r * a.y));
     const aether_f32x8 d_z = aether_product_f32x8((div_r * a.z));
     aether_quatfx8 aether_out;
-    aether_out.w = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_w, a.w);
-    aether_out.x = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_x, a.x);
-    aether_out.y = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_y, a.y);
-    aether_out.z = aether_select_f32x8((n > aether_batch_splat_f32x8(0.0f)), d_z, a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     *aether_result = aether_out;
 }
 
@@ -1338,16 +1345,17 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatd_normalize
 {
     const aether_quatdx4 a = *aether_in_a;
     const aether_f64x4 n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((a.z * a.z)) + (aether_product_f64x4((a.y * a.y)) + (aether_product_f64x4((a.x * a.x)) + aether_product_f64x4((a.w * a.w))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / n);
+    const aether_f64x4 s = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), n, aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / s);
     const aether_f64x4 d_w = aether_product_f64x4((div_r * a.w));
     const aether_f64x4 d_x = aether_product_f64x4((div_r * a.x));
     const aether_f64x4 d_y = aether_product_f64x4((div_r * a.y));
     const aether_f64x4 d_z = aether_product_f64x4((div_r * a.z));
     aether_quatdx4 aether_out;
-    aether_out.w = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_w, a.w);
-    aether_out.x = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_x, a.x);
-    aether_out.y = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_y, a.y);
-    aether_out.z = aether_select_f64x4((n > aether_batch_splat_f64x4(0.0)), d_z, a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     *aether_result = aether_out;
 }
 
@@ -3840,15 +3848,12 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_slerp_bat
     const aether_f32x8 normalize_a_y = (a.y + aether_product_f32x8((t * (c_y - a.y))));
     const aether_f32x8 normalize_a_z = (a.z + aether_product_f32x8((t * (c_z - a.z))));
     const aether_f32x8 normalize_n = (__extension__ ({ aether_f32x8 aether_sqrt_0 = (aether_product_f32x8((normalize_a_z * normalize_a_z)) + (aether_product_f32x8((normalize_a_y * normalize_a_y)) + (aether_product_f32x8((normalize_a_x * normalize_a_x)) + aether_product_f32x8((normalize_a_w * normalize_a_w))))); aether_batch_sqrt_f32x8(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / normalize_n);
+    const aether_f32x8 normalize_s = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_n, aether_batch_splat_f32x8(1.0f));
+    const aether_f32x8 div_r = (aether_batch_splat_f32x8(1.0f) / normalize_s);
     const aether_f32x8 normalize_d_w = aether_product_f32x8((div_r * normalize_a_w));
     const aether_f32x8 normalize_d_x = aether_product_f32x8((div_r * normalize_a_x));
     const aether_f32x8 normalize_d_y = aether_product_f32x8((div_r * normalize_a_y));
     const aether_f32x8 normalize_d_z = aether_product_f32x8((div_r * normalize_a_z));
-    const aether_f32x8 nl_w = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_w, normalize_a_w);
-    const aether_f32x8 nl_x = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_x, normalize_a_x);
-    const aether_f32x8 nl_y = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_y, normalize_a_y);
-    const aether_f32x8 nl_z = aether_select_f32x8((normalize_n > aether_batch_splat_f32x8(0.0f)), normalize_d_z, normalize_a_z);
     const aether_f32x8 asin_parts_a = ((aether_f32x8)((aether_i32x8)(d) & (int32_t)0x7fffffff));
     const aether_f32x8 asin_parts_z = aether_select_f32x8((asin_parts_a < aether_batch_splat_f32x8(0.5f)), aether_product_f32x8((asin_parts_a * asin_parts_a)), aether_product_f32x8(((aether_batch_splat_f32x8(1.0f) - asin_parts_a) * aether_batch_splat_f32x8(0.5f))));
     const aether_f32x8 asin_parts_s = (__extension__ ({ aether_f32x8 aether_sqrt_1 = asin_parts_z; aether_batch_sqrt_f32x8(&aether_sqrt_1); aether_sqrt_1; }));
@@ -3948,10 +3953,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatf_slerp_bat
     const aether_f32x8 sincos_sn_3 = aether_select_f32x8((th == aether_batch_splat_f32x8(0.0f)), th, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(0.0f)), sincos_sr_3, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(1.0f)), sincos_cr_3, aether_select_f32x8((sincos_q_3 == aether_batch_splat_f32x8(2.0f)), aether_product_f32x8((sincos_sr_3 * aether_batch_splat_f32x8(-1.0f))), aether_product_f32x8((sincos_cr_3 * aether_batch_splat_f32x8(-1.0f)))))));
     const aether_f32x8 r = (aether_batch_splat_f32x8(1.0f) / sincos_sn_3);
     aether_quatfx8 aether_out;
-    aether_out.w = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_w, aether_product_f32x8(((aether_product_f32x8((a.w * sincos_sn)) + aether_product_f32x8((c_w * sincos_sn_2))) * r)));
-    aether_out.x = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_x, aether_product_f32x8(((aether_product_f32x8((a.x * sincos_sn)) + aether_product_f32x8((c_x * sincos_sn_2))) * r)));
-    aether_out.y = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_y, aether_product_f32x8(((aether_product_f32x8((a.y * sincos_sn)) + aether_product_f32x8((c_y * sincos_sn_2))) * r)));
-    aether_out.z = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), nl_z, aether_product_f32x8(((aether_product_f32x8((a.z * sincos_sn)) + aether_product_f32x8((c_z * sincos_sn_2))) * r)));
+    aether_out.w = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), normalize_d_w, aether_product_f32x8(((aether_product_f32x8((a.w * sincos_sn)) + aether_product_f32x8((c_w * sincos_sn_2))) * r)));
+    aether_out.x = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), normalize_d_x, aether_product_f32x8(((aether_product_f32x8((a.x * sincos_sn)) + aether_product_f32x8((c_x * sincos_sn_2))) * r)));
+    aether_out.y = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), normalize_d_y, aether_product_f32x8(((aether_product_f32x8((a.y * sincos_sn)) + aether_product_f32x8((c_y * sincos_sn_2))) * r)));
+    aether_out.z = aether_select_f32x8((d > aether_batch_splat_f32x8(0.99951171875f)), normalize_d_z, aether_product_f32x8(((aether_product_f32x8((a.z * sincos_sn)) + aether_product_f32x8((c_z * sincos_sn_2))) * r)));
     *aether_result = aether_out;
 }
 
@@ -3972,15 +3977,12 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatd_slerp_bat
     const aether_f64x4 normalize_a_y = (a.y + aether_product_f64x4((t * (c_y - a.y))));
     const aether_f64x4 normalize_a_z = (a.z + aether_product_f64x4((t * (c_z - a.z))));
     const aether_f64x4 normalize_n = (__extension__ ({ aether_f64x4 aether_sqrt_0 = (aether_product_f64x4((normalize_a_z * normalize_a_z)) + (aether_product_f64x4((normalize_a_y * normalize_a_y)) + (aether_product_f64x4((normalize_a_x * normalize_a_x)) + aether_product_f64x4((normalize_a_w * normalize_a_w))))); aether_batch_sqrt_f64x4(&aether_sqrt_0); aether_sqrt_0; }));
-    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / normalize_n);
+    const aether_f64x4 normalize_s = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_n, aether_batch_splat_f64x4(1.0));
+    const aether_f64x4 div_r = (aether_batch_splat_f64x4(1.0) / normalize_s);
     const aether_f64x4 normalize_d_w = aether_product_f64x4((div_r * normalize_a_w));
     const aether_f64x4 normalize_d_x = aether_product_f64x4((div_r * normalize_a_x));
     const aether_f64x4 normalize_d_y = aether_product_f64x4((div_r * normalize_a_y));
     const aether_f64x4 normalize_d_z = aether_product_f64x4((div_r * normalize_a_z));
-    const aether_f64x4 nl_w = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_w, normalize_a_w);
-    const aether_f64x4 nl_x = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_x, normalize_a_x);
-    const aether_f64x4 nl_y = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_y, normalize_a_y);
-    const aether_f64x4 nl_z = aether_select_f64x4((normalize_n > aether_batch_splat_f64x4(0.0)), normalize_d_z, normalize_a_z);
     const aether_f64x4 asin_parts_a = ((aether_f64x4)((aether_i64x4)(d) & (int64_t)0x7fffffffffffffff));
     const aether_f64x4 asin_parts_z = aether_select_f64x4((asin_parts_a < aether_batch_splat_f64x4(0.5)), aether_product_f64x4((asin_parts_a * asin_parts_a)), aether_product_f64x4(((aether_batch_splat_f64x4(1.0) - asin_parts_a) * aether_batch_splat_f64x4(0.5))));
     const aether_f64x4 asin_parts_s = (__extension__ ({ aether_f64x4 aether_sqrt_1 = asin_parts_z; aether_batch_sqrt_f64x4(&aether_sqrt_1); aether_sqrt_1; }));
@@ -4080,10 +4082,10 @@ static __inline__ __attribute__((__always_inline__)) void aether_quatd_slerp_bat
     const aether_f64x4 sincos_sn_3 = aether_select_f64x4((th == aether_batch_splat_f64x4(0.0)), th, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(0.0)), sincos_sr_3, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(1.0)), sincos_cr_3, aether_select_f64x4((sincos_q_3 == aether_batch_splat_f64x4(2.0)), aether_product_f64x4((sincos_sr_3 * aether_batch_splat_f64x4(-1.0))), aether_product_f64x4((sincos_cr_3 * aether_batch_splat_f64x4(-1.0)))))));
     const aether_f64x4 r = (aether_batch_splat_f64x4(1.0) / sincos_sn_3);
     aether_quatdx4 aether_out;
-    aether_out.w = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_w, aether_product_f64x4(((aether_product_f64x4((a.w * sincos_sn)) + aether_product_f64x4((c_w * sincos_sn_2))) * r)));
-    aether_out.x = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_x, aether_product_f64x4(((aether_product_f64x4((a.x * sincos_sn)) + aether_product_f64x4((c_x * sincos_sn_2))) * r)));
-    aether_out.y = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_y, aether_product_f64x4(((aether_product_f64x4((a.y * sincos_sn)) + aether_product_f64x4((c_y * sincos_sn_2))) * r)));
-    aether_out.z = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), nl_z, aether_product_f64x4(((aether_product_f64x4((a.z * sincos_sn)) + aether_product_f64x4((c_z * sincos_sn_2))) * r)));
+    aether_out.w = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), normalize_d_w, aether_product_f64x4(((aether_product_f64x4((a.w * sincos_sn)) + aether_product_f64x4((c_w * sincos_sn_2))) * r)));
+    aether_out.x = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), normalize_d_x, aether_product_f64x4(((aether_product_f64x4((a.x * sincos_sn)) + aether_product_f64x4((c_x * sincos_sn_2))) * r)));
+    aether_out.y = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), normalize_d_y, aether_product_f64x4(((aether_product_f64x4((a.y * sincos_sn)) + aether_product_f64x4((c_y * sincos_sn_2))) * r)));
+    aether_out.z = aether_select_f64x4((d > aether_batch_splat_f64x4(0.99951171875)), normalize_d_z, aether_product_f64x4(((aether_product_f64x4((a.z * sincos_sn)) + aether_product_f64x4((c_z * sincos_sn_2))) * r)));
     *aether_result = aether_out;
 }
 
@@ -5125,12 +5127,13 @@ static inline aether_vec2f aether_vec2f_normalize_batch_item(const aether_vec2f 
 {
     const aether_vec2f a = *aether_in_a;
     const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = aether_product_vec_f32((div_r * a.x));
     const float d_y = aether_product_vec_f32((div_r * a.y));
     aether_vec2f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
@@ -5138,12 +5141,13 @@ static inline aether_vec2d aether_vec2d_normalize_batch_item(const aether_vec2d 
 {
     const aether_vec2d a = *aether_in_a;
     const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = aether_product_vec_f64((div_r * a.x));
     const double d_y = aether_product_vec_f64((div_r * a.y));
     aether_vec2d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
@@ -5151,14 +5155,15 @@ static inline aether_vec3f aether_vec3f_normalize_batch_item(const aether_vec3f 
 {
     const aether_vec3f a = *aether_in_a;
     const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x)))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = aether_product_vec_f32((div_r * a.x));
     const float d_y = aether_product_vec_f32((div_r * a.y));
     const float d_z = aether_product_vec_f32((div_r * a.z));
     aether_vec3f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -5166,14 +5171,15 @@ static inline aether_vec3d aether_vec3d_normalize_batch_item(const aether_vec3d 
 {
     const aether_vec3d a = *aether_in_a;
     const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x)))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = aether_product_vec_f64((div_r * a.x));
     const double d_y = aether_product_vec_f64((div_r * a.y));
     const double d_z = aether_product_vec_f64((div_r * a.z));
     aether_vec3d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -5181,16 +5187,17 @@ static inline aether_vec4f aether_vec4f_normalize_batch_item(const aether_vec4f 
 {
     const aether_vec4f a = *aether_in_a;
     const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.w * a.w)) + (aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + aether_product_vec_f32((a.x * a.x))))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = aether_product_vec_f32((div_r * a.x));
     const float d_y = aether_product_vec_f32((div_r * a.y));
     const float d_z = aether_product_vec_f32((div_r * a.z));
     const float d_w = aether_product_vec_f32((div_r * a.w));
     aether_vec4f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
@@ -5198,16 +5205,17 @@ static inline aether_vec4d aether_vec4d_normalize_batch_item(const aether_vec4d 
 {
     const aether_vec4d a = *aether_in_a;
     const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.w * a.w)) + (aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + aether_product_vec_f64((a.x * a.x))))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = aether_product_vec_f64((div_r * a.x));
     const double d_y = aether_product_vec_f64((div_r * a.y));
     const double d_z = aether_product_vec_f64((div_r * a.z));
     const double d_w = aether_product_vec_f64((div_r * a.w));
     aether_vec4d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
@@ -5215,16 +5223,17 @@ static inline aether_quatf aether_quatf_normalize_batch_item(const aether_quatf 
 {
     const aether_quatf a = *aether_in_a;
     const float n = aether_ieee_sqrt_f32((aether_product_vec_f32((a.z * a.z)) + (aether_product_vec_f32((a.y * a.y)) + (aether_product_vec_f32((a.x * a.x)) + aether_product_vec_f32((a.w * a.w))))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_w = aether_product_vec_f32((div_r * a.w));
     const float d_x = aether_product_vec_f32((div_r * a.x));
     const float d_y = aether_product_vec_f32((div_r * a.y));
     const float d_z = aether_product_vec_f32((div_r * a.z));
     aether_quatf aether_out;
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -5232,16 +5241,17 @@ static inline aether_quatd aether_quatd_normalize_batch_item(const aether_quatd 
 {
     const aether_quatd a = *aether_in_a;
     const double n = aether_ieee_sqrt_f64((aether_product_vec_f64((a.z * a.z)) + (aether_product_vec_f64((a.y * a.y)) + (aether_product_vec_f64((a.x * a.x)) + aether_product_vec_f64((a.w * a.w))))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_w = aether_product_vec_f64((div_r * a.w));
     const double d_x = aether_product_vec_f64((div_r * a.x));
     const double d_y = aether_product_vec_f64((div_r * a.y));
     const double d_z = aether_product_vec_f64((div_r * a.z));
     aether_quatd aether_out;
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -8135,15 +8145,12 @@ static inline aether_quatf aether_quatf_slerp_batch_item(const aether_quatf *aet
     const float normalize_a_y = (a.y + aether_product_vec_f32((t * (c_y - a.y))));
     const float normalize_a_z = (a.z + aether_product_vec_f32((t * (c_z - a.z))));
     const float normalize_n = aether_ieee_sqrt_f32((aether_product_vec_f32((normalize_a_z * normalize_a_z)) + (aether_product_vec_f32((normalize_a_y * normalize_a_y)) + (aether_product_vec_f32((normalize_a_x * normalize_a_x)) + aether_product_vec_f32((normalize_a_w * normalize_a_w))))));
-    const float div_r = (1.0f / normalize_n);
+    const float normalize_s = ((normalize_n > 0.0f) ? normalize_n : 1.0f);
+    const float div_r = (1.0f / normalize_s);
     const float normalize_d_w = aether_product_vec_f32((div_r * normalize_a_w));
     const float normalize_d_x = aether_product_vec_f32((div_r * normalize_a_x));
     const float normalize_d_y = aether_product_vec_f32((div_r * normalize_a_y));
     const float normalize_d_z = aether_product_vec_f32((div_r * normalize_a_z));
-    const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
-    const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
-    const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
-    const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
     const float asin_parts_a = fabsf(d);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_vec_f32((asin_parts_a * asin_parts_a)) : aether_product_vec_f32(((1.0f - asin_parts_a) * 0.5f)));
     const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
@@ -8243,10 +8250,10 @@ static inline aether_quatf aether_quatf_slerp_batch_item(const aether_quatf *aet
     const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_product_vec_f32((sincos_sr_3 * -1.0f)) : aether_product_vec_f32((sincos_cr_3 * -1.0f))))));
     const float r = (1.0f / sincos_sn_3);
     aether_quatf aether_out;
-    aether_out.w = ((d > 0.99951171875f) ? nl_w : aether_product_vec_f32(((aether_product_vec_f32((a.w * sincos_sn)) + aether_product_vec_f32((c_w * sincos_sn_2))) * r)));
-    aether_out.x = ((d > 0.99951171875f) ? nl_x : aether_product_vec_f32(((aether_product_vec_f32((a.x * sincos_sn)) + aether_product_vec_f32((c_x * sincos_sn_2))) * r)));
-    aether_out.y = ((d > 0.99951171875f) ? nl_y : aether_product_vec_f32(((aether_product_vec_f32((a.y * sincos_sn)) + aether_product_vec_f32((c_y * sincos_sn_2))) * r)));
-    aether_out.z = ((d > 0.99951171875f) ? nl_z : aether_product_vec_f32(((aether_product_vec_f32((a.z * sincos_sn)) + aether_product_vec_f32((c_z * sincos_sn_2))) * r)));
+    aether_out.w = ((d > 0.99951171875f) ? normalize_d_w : aether_product_vec_f32(((aether_product_vec_f32((a.w * sincos_sn)) + aether_product_vec_f32((c_w * sincos_sn_2))) * r)));
+    aether_out.x = ((d > 0.99951171875f) ? normalize_d_x : aether_product_vec_f32(((aether_product_vec_f32((a.x * sincos_sn)) + aether_product_vec_f32((c_x * sincos_sn_2))) * r)));
+    aether_out.y = ((d > 0.99951171875f) ? normalize_d_y : aether_product_vec_f32(((aether_product_vec_f32((a.y * sincos_sn)) + aether_product_vec_f32((c_y * sincos_sn_2))) * r)));
+    aether_out.z = ((d > 0.99951171875f) ? normalize_d_z : aether_product_vec_f32(((aether_product_vec_f32((a.z * sincos_sn)) + aether_product_vec_f32((c_z * sincos_sn_2))) * r)));
     return aether_out;
 }
 
@@ -8267,15 +8274,12 @@ static inline aether_quatd aether_quatd_slerp_batch_item(const aether_quatd *aet
     const double normalize_a_y = (a.y + aether_product_vec_f64((t * (c_y - a.y))));
     const double normalize_a_z = (a.z + aether_product_vec_f64((t * (c_z - a.z))));
     const double normalize_n = aether_ieee_sqrt_f64((aether_product_vec_f64((normalize_a_z * normalize_a_z)) + (aether_product_vec_f64((normalize_a_y * normalize_a_y)) + (aether_product_vec_f64((normalize_a_x * normalize_a_x)) + aether_product_vec_f64((normalize_a_w * normalize_a_w))))));
-    const double div_r = (1.0 / normalize_n);
+    const double normalize_s = ((normalize_n > 0.0) ? normalize_n : 1.0);
+    const double div_r = (1.0 / normalize_s);
     const double normalize_d_w = aether_product_vec_f64((div_r * normalize_a_w));
     const double normalize_d_x = aether_product_vec_f64((div_r * normalize_a_x));
     const double normalize_d_y = aether_product_vec_f64((div_r * normalize_a_y));
     const double normalize_d_z = aether_product_vec_f64((div_r * normalize_a_z));
-    const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
-    const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
-    const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
-    const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
     const double asin_parts_a = fabs(d);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_vec_f64((asin_parts_a * asin_parts_a)) : aether_product_vec_f64(((1.0 - asin_parts_a) * 0.5)));
     const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
@@ -8375,10 +8379,10 @@ static inline aether_quatd aether_quatd_slerp_batch_item(const aether_quatd *aet
     const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_product_vec_f64((sincos_sr_3 * -1.0)) : aether_product_vec_f64((sincos_cr_3 * -1.0))))));
     const double r = (1.0 / sincos_sn_3);
     aether_quatd aether_out;
-    aether_out.w = ((d > 0.99951171875) ? nl_w : aether_product_vec_f64(((aether_product_vec_f64((a.w * sincos_sn)) + aether_product_vec_f64((c_w * sincos_sn_2))) * r)));
-    aether_out.x = ((d > 0.99951171875) ? nl_x : aether_product_vec_f64(((aether_product_vec_f64((a.x * sincos_sn)) + aether_product_vec_f64((c_x * sincos_sn_2))) * r)));
-    aether_out.y = ((d > 0.99951171875) ? nl_y : aether_product_vec_f64(((aether_product_vec_f64((a.y * sincos_sn)) + aether_product_vec_f64((c_y * sincos_sn_2))) * r)));
-    aether_out.z = ((d > 0.99951171875) ? nl_z : aether_product_vec_f64(((aether_product_vec_f64((a.z * sincos_sn)) + aether_product_vec_f64((c_z * sincos_sn_2))) * r)));
+    aether_out.w = ((d > 0.99951171875) ? normalize_d_w : aether_product_vec_f64(((aether_product_vec_f64((a.w * sincos_sn)) + aether_product_vec_f64((c_w * sincos_sn_2))) * r)));
+    aether_out.x = ((d > 0.99951171875) ? normalize_d_x : aether_product_vec_f64(((aether_product_vec_f64((a.x * sincos_sn)) + aether_product_vec_f64((c_x * sincos_sn_2))) * r)));
+    aether_out.y = ((d > 0.99951171875) ? normalize_d_y : aether_product_vec_f64(((aether_product_vec_f64((a.y * sincos_sn)) + aether_product_vec_f64((c_y * sincos_sn_2))) * r)));
+    aether_out.z = ((d > 0.99951171875) ? normalize_d_z : aether_product_vec_f64(((aether_product_vec_f64((a.z * sincos_sn)) + aether_product_vec_f64((c_z * sincos_sn_2))) * r)));
     return aether_out;
 }
 

@@ -11,14 +11,14 @@
    itself. The per-lane linear algebra's batched forms are its _lanes functions. Truth values
    are int (0 or 1). aether_out may be one of the input arrays (in place) but must not overlap one
    otherwise. Compile aether_batch.c: it includes the core header-only, so aether_core.c must be
-   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8. */
+   beside aether_core.h but is not compiled or linked for it. Contract aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include "aether_core.h"
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6"
 
 #ifdef __cplusplus
 extern "C" {

@@ -329,7 +329,7 @@ static __inline__ double aether_ieee_sqrt_f64(double x)
 #endif
 
 /* The contract this file was generated from (see aether_contract_id()). */
-#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
+#define AETHER_CORE_CONTRACT_ID "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6"
 
 AETHER_API const char *aether_contract_id(void)
 {
@@ -2412,12 +2412,13 @@ AETHER_API_BY_VALUE aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
     AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
     aether_vec2f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
@@ -2425,12 +2426,13 @@ AETHER_API_BY_VALUE aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
     AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
     aether_vec2d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
@@ -2438,14 +2440,15 @@ AETHER_API_BY_VALUE aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
     AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x)))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
     const float d_z = aether_product_f32((div_r * a.z));
     aether_vec3f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -2453,14 +2456,15 @@ AETHER_API_BY_VALUE aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
     AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x)))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
     const double d_z = aether_product_f64((div_r * a.z));
     aether_vec3d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -2468,16 +2472,17 @@ AETHER_API_BY_VALUE aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
     AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.w * a.w)) + (aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + aether_product_f32((a.x * a.x))))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
     const float d_z = aether_product_f32((div_r * a.z));
     const float d_w = aether_product_f32((div_r * a.w));
     aether_vec4f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
@@ -2485,16 +2490,17 @@ AETHER_API_BY_VALUE aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
     AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.w * a.w)) + (aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + aether_product_f64((a.x * a.x))))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
     const double d_z = aether_product_f64((div_r * a.z));
     const double d_w = aether_product_f64((div_r * a.w));
     aether_vec4d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
@@ -2502,16 +2508,17 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_normalize(aether_quatf a)
 {
     AETHER_GUARD_ZERO
     const float n = aether_ieee_sqrt_f32((aether_product_f32((a.z * a.z)) + (aether_product_f32((a.y * a.y)) + (aether_product_f32((a.x * a.x)) + aether_product_f32((a.w * a.w))))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_w = aether_product_f32((div_r * a.w));
     const float d_x = aether_product_f32((div_r * a.x));
     const float d_y = aether_product_f32((div_r * a.y));
     const float d_z = aether_product_f32((div_r * a.z));
     aether_quatf aether_out;
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -2519,16 +2526,17 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_normalize(aether_quatd a)
 {
     AETHER_GUARD_ZERO
     const double n = aether_ieee_sqrt_f64((aether_product_f64((a.z * a.z)) + (aether_product_f64((a.y * a.y)) + (aether_product_f64((a.x * a.x)) + aether_product_f64((a.w * a.w))))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_w = aether_product_f64((div_r * a.w));
     const double d_x = aether_product_f64((div_r * a.x));
     const double d_y = aether_product_f64((div_r * a.y));
     const double d_z = aether_product_f64((div_r * a.z));
     aether_quatd aether_out;
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -5356,15 +5364,12 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf
     const float normalize_a_y = (a.y + aether_product_f32((t * (c_y - a.y))));
     const float normalize_a_z = (a.z + aether_product_f32((t * (c_z - a.z))));
     const float normalize_n = aether_ieee_sqrt_f32((aether_product_f32((normalize_a_z * normalize_a_z)) + (aether_product_f32((normalize_a_y * normalize_a_y)) + (aether_product_f32((normalize_a_x * normalize_a_x)) + aether_product_f32((normalize_a_w * normalize_a_w))))));
-    const float div_r = (1.0f / normalize_n);
+    const float normalize_s = ((normalize_n > 0.0f) ? normalize_n : 1.0f);
+    const float div_r = (1.0f / normalize_s);
     const float normalize_d_w = aether_product_f32((div_r * normalize_a_w));
     const float normalize_d_x = aether_product_f32((div_r * normalize_a_x));
     const float normalize_d_y = aether_product_f32((div_r * normalize_a_y));
     const float normalize_d_z = aether_product_f32((div_r * normalize_a_z));
-    const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
-    const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
-    const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
-    const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
     const float asin_parts_a = fabsf(d);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_product_f32((asin_parts_a * asin_parts_a)) : aether_product_f32(((1.0f - asin_parts_a) * 0.5f)));
     const float asin_parts_s = aether_ieee_sqrt_f32(asin_parts_z);
@@ -5464,10 +5469,10 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf
     const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_product_f32((sincos_sr_3 * -1.0f)) : aether_product_f32((sincos_cr_3 * -1.0f))))));
     const float r = (1.0f / sincos_sn_3);
     aether_quatf aether_out;
-    aether_out.w = ((d > 0.99951171875f) ? nl_w : aether_product_f32(((aether_product_f32((a.w * sincos_sn)) + aether_product_f32((c_w * sincos_sn_2))) * r)));
-    aether_out.x = ((d > 0.99951171875f) ? nl_x : aether_product_f32(((aether_product_f32((a.x * sincos_sn)) + aether_product_f32((c_x * sincos_sn_2))) * r)));
-    aether_out.y = ((d > 0.99951171875f) ? nl_y : aether_product_f32(((aether_product_f32((a.y * sincos_sn)) + aether_product_f32((c_y * sincos_sn_2))) * r)));
-    aether_out.z = ((d > 0.99951171875f) ? nl_z : aether_product_f32(((aether_product_f32((a.z * sincos_sn)) + aether_product_f32((c_z * sincos_sn_2))) * r)));
+    aether_out.w = ((d > 0.99951171875f) ? normalize_d_w : aether_product_f32(((aether_product_f32((a.w * sincos_sn)) + aether_product_f32((c_w * sincos_sn_2))) * r)));
+    aether_out.x = ((d > 0.99951171875f) ? normalize_d_x : aether_product_f32(((aether_product_f32((a.x * sincos_sn)) + aether_product_f32((c_x * sincos_sn_2))) * r)));
+    aether_out.y = ((d > 0.99951171875f) ? normalize_d_y : aether_product_f32(((aether_product_f32((a.y * sincos_sn)) + aether_product_f32((c_y * sincos_sn_2))) * r)));
+    aether_out.z = ((d > 0.99951171875f) ? normalize_d_z : aether_product_f32(((aether_product_f32((a.z * sincos_sn)) + aether_product_f32((c_z * sincos_sn_2))) * r)));
     return aether_out;
 }
 
@@ -5486,15 +5491,12 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd
     const double normalize_a_y = (a.y + aether_product_f64((t * (c_y - a.y))));
     const double normalize_a_z = (a.z + aether_product_f64((t * (c_z - a.z))));
     const double normalize_n = aether_ieee_sqrt_f64((aether_product_f64((normalize_a_z * normalize_a_z)) + (aether_product_f64((normalize_a_y * normalize_a_y)) + (aether_product_f64((normalize_a_x * normalize_a_x)) + aether_product_f64((normalize_a_w * normalize_a_w))))));
-    const double div_r = (1.0 / normalize_n);
+    const double normalize_s = ((normalize_n > 0.0) ? normalize_n : 1.0);
+    const double div_r = (1.0 / normalize_s);
     const double normalize_d_w = aether_product_f64((div_r * normalize_a_w));
     const double normalize_d_x = aether_product_f64((div_r * normalize_a_x));
     const double normalize_d_y = aether_product_f64((div_r * normalize_a_y));
     const double normalize_d_z = aether_product_f64((div_r * normalize_a_z));
-    const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
-    const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
-    const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
-    const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
     const double asin_parts_a = fabs(d);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_product_f64((asin_parts_a * asin_parts_a)) : aether_product_f64(((1.0 - asin_parts_a) * 0.5)));
     const double asin_parts_s = aether_ieee_sqrt_f64(asin_parts_z);
@@ -5594,10 +5596,10 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd
     const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_product_f64((sincos_sr_3 * -1.0)) : aether_product_f64((sincos_cr_3 * -1.0))))));
     const double r = (1.0 / sincos_sn_3);
     aether_quatd aether_out;
-    aether_out.w = ((d > 0.99951171875) ? nl_w : aether_product_f64(((aether_product_f64((a.w * sincos_sn)) + aether_product_f64((c_w * sincos_sn_2))) * r)));
-    aether_out.x = ((d > 0.99951171875) ? nl_x : aether_product_f64(((aether_product_f64((a.x * sincos_sn)) + aether_product_f64((c_x * sincos_sn_2))) * r)));
-    aether_out.y = ((d > 0.99951171875) ? nl_y : aether_product_f64(((aether_product_f64((a.y * sincos_sn)) + aether_product_f64((c_y * sincos_sn_2))) * r)));
-    aether_out.z = ((d > 0.99951171875) ? nl_z : aether_product_f64(((aether_product_f64((a.z * sincos_sn)) + aether_product_f64((c_z * sincos_sn_2))) * r)));
+    aether_out.w = ((d > 0.99951171875) ? normalize_d_w : aether_product_f64(((aether_product_f64((a.w * sincos_sn)) + aether_product_f64((c_w * sincos_sn_2))) * r)));
+    aether_out.x = ((d > 0.99951171875) ? normalize_d_x : aether_product_f64(((aether_product_f64((a.x * sincos_sn)) + aether_product_f64((c_x * sincos_sn_2))) * r)));
+    aether_out.y = ((d > 0.99951171875) ? normalize_d_y : aether_product_f64(((aether_product_f64((a.y * sincos_sn)) + aether_product_f64((c_y * sincos_sn_2))) * r)));
+    aether_out.z = ((d > 0.99951171875) ? normalize_d_z : aether_product_f64(((aether_product_f64((a.z * sincos_sn)) + aether_product_f64((c_z * sincos_sn_2))) * r)));
     return aether_out;
 }
 

@@ -7,7 +7,7 @@
 
 #define AETHER_CORPUS_CONTRACT_VERSION "0.1.0"
 /* The fingerprint of the contract the corpus was generated from (aether_core.h's AETHER_CONTRACT_ID). */
-#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
+#define AETHER_CORPUS_CONTRACT_ID "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6"
 
 #include "fmin_f32.h"
 #include "fmin_f64.h"

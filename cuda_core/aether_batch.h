@@ -9,14 +9,14 @@
    Structure of arrays: for a parameter or result with several components (a vec3f, a mat3d,
    ...), component c of item i is at [c * aether_n + i]; a matrix's components are its row-major
    elements, (r, c) at component r * cols + c. Scalars are at [i]; truth values are int.
-   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8. */
+   Link aether_batch.cu (nvcc -c aether_batch.cu) into the program. Contract aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6. */
 #ifndef AETHER_BATCH_H
 #define AETHER_BATCH_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
+#define AETHER_BATCH_CONTRACT_ID "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6"
 
 #ifdef __cplusplus
 extern "C" {

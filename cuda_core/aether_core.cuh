@@ -39,7 +39,7 @@
 #define AETHER_VERSION_PATCH 0
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
+#define AETHER_CONTRACT_ID "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6"
 
 /* Self-test status bits (the C core's, plus DEVICE). */
 #define AETHER_SELFTEST_OK 0
@@ -3188,251 +3188,275 @@ AETHER_HD inline int aether_vec4d_is_finite(aether_vec4d a)
     return (aether_isfinite_f64(a.w) && (aether_isfinite_f64(a.z) && (aether_isfinite_f64(a.y) && aether_isfinite_f64(a.x)))) ? 1 : 0;
 }
 
-/* aether_vec2f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec2f_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.y * a.y) + (a.x * a.x)));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        aether_vec2f aether_out;
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
        return aether_out; */
 AETHER_HD inline aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.y, a.y), aether_mul_f32(a.x, a.x)));
-    const float div_r = aether_div_f32(1.0f, n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = aether_div_f32(1.0f, s);
     const float d_x = aether_mul_f32(div_r, a.x);
     const float d_y = aether_mul_f32(div_r, a.y);
     aether_vec2f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
-/* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.y * a.y) + (a.x * a.x)));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        aether_vec2d aether_out;
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
        return aether_out; */
 AETHER_HD inline aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.y, a.y), aether_mul_f64(a.x, a.x)));
-    const double div_r = aether_div_f64(1.0, n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = aether_div_f64(1.0, s);
     const double d_x = aether_mul_f64(div_r, a.x);
     const double d_y = aether_mul_f64(div_r, a.y);
     aether_vec2d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
-/* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        aether_vec3f aether_out;
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
-       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 AETHER_HD inline aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.z, a.z), aether_add_f32(aether_mul_f32(a.y, a.y), aether_mul_f32(a.x, a.x))));
-    const float div_r = aether_div_f32(1.0f, n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = aether_div_f32(1.0f, s);
     const float d_x = aether_mul_f32(div_r, a.x);
     const float d_y = aether_mul_f32(div_r, a.y);
     const float d_z = aether_mul_f32(div_r, a.z);
     aether_vec3f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
-/* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        aether_vec3d aether_out;
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
-       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 AETHER_HD inline aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.z, a.z), aether_add_f64(aether_mul_f64(a.y, a.y), aether_mul_f64(a.x, a.x))));
-    const double div_r = aether_div_f64(1.0, n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = aether_div_f64(1.0, s);
     const double d_x = aether_mul_f64(div_r, a.x);
     const double d_y = aether_mul_f64(div_r, a.y);
     const double d_z = aether_mul_f64(div_r, a.z);
     aether_vec3d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
-/* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        const float d_w = (div_r * a.w);
        aether_vec4f aether_out;
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
-       aether_out.z = ((n > 0.0f) ? d_z : a.z);
-       aether_out.w = ((n > 0.0f) ? d_w : a.w);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
+       aether_out.w = d_w;
        return aether_out; */
 AETHER_HD inline aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.w, a.w), aether_add_f32(aether_mul_f32(a.z, a.z), aether_add_f32(aether_mul_f32(a.y, a.y), aether_mul_f32(a.x, a.x)))));
-    const float div_r = aether_div_f32(1.0f, n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = aether_div_f32(1.0f, s);
     const float d_x = aether_mul_f32(div_r, a.x);
     const float d_y = aether_mul_f32(div_r, a.y);
     const float d_z = aether_mul_f32(div_r, a.z);
     const float d_w = aether_mul_f32(div_r, a.w);
     aether_vec4f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
-/* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        const double d_w = (div_r * a.w);
        aether_vec4d aether_out;
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
-       aether_out.z = ((n > 0.0) ? d_z : a.z);
-       aether_out.w = ((n > 0.0) ? d_w : a.w);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
+       aether_out.w = d_w;
        return aether_out; */
 AETHER_HD inline aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.w, a.w), aether_add_f64(aether_mul_f64(a.z, a.z), aether_add_f64(aether_mul_f64(a.y, a.y), aether_mul_f64(a.x, a.x)))));
-    const double div_r = aether_div_f64(1.0, n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = aether_div_f64(1.0, s);
     const double d_x = aether_mul_f64(div_r, a.x);
     const double d_y = aether_mul_f64(div_r, a.y);
     const double d_z = aether_mul_f64(div_r, a.z);
     const double d_w = aether_mul_f64(div_r, a.w);
     aether_vec4d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
-/* aether_quatf_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_quatf_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_w = (div_r * a.w);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        aether_quatf aether_out;
-       aether_out.w = ((n > 0.0f) ? d_w : a.w);
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
-       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       aether_out.w = d_w;
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 AETHER_HD inline aether_quatf aether_quatf_normalize(aether_quatf a)
 {
     const float n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(a.z, a.z), aether_add_f32(aether_mul_f32(a.y, a.y), aether_add_f32(aether_mul_f32(a.x, a.x), aether_mul_f32(a.w, a.w)))));
-    const float div_r = aether_div_f32(1.0f, n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = aether_div_f32(1.0f, s);
     const float d_w = aether_mul_f32(div_r, a.w);
     const float d_x = aether_mul_f32(div_r, a.x);
     const float d_y = aether_mul_f32(div_r, a.y);
     const float d_z = aether_mul_f32(div_r, a.z);
     aether_quatf aether_out;
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
-/* aether_quatd_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_quatd_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_w = (div_r * a.w);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        aether_quatd aether_out;
-       aether_out.w = ((n > 0.0) ? d_w : a.w);
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
-       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       aether_out.w = d_w;
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 AETHER_HD inline aether_quatd aether_quatd_normalize(aether_quatd a)
 {
     const double n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(a.z, a.z), aether_add_f64(aether_mul_f64(a.y, a.y), aether_add_f64(aether_mul_f64(a.x, a.x), aether_mul_f64(a.w, a.w)))));
-    const double div_r = aether_div_f64(1.0, n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = aether_div_f64(1.0, s);
     const double d_w = aether_mul_f64(div_r, a.w);
     const double d_x = aether_mul_f64(div_r, a.x);
     const double d_y = aether_mul_f64(div_r, a.y);
     const double d_z = aether_mul_f64(div_r, a.z);
     aether_quatd aether_out;
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -8679,15 +8703,12 @@ AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, 
        const float normalize_a_y = (a.y + (t * (c_y - a.y)));
        const float normalize_a_z = (a.z + (t * (c_z - a.z)));
        const float normalize_n = sqrtf(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-       const float div_r = (1.0f / normalize_n);
+       const float normalize_s = ((normalize_n > 0.0f) ? normalize_n : 1.0f);
+       const float div_r = (1.0f / normalize_s);
        const float normalize_d_w = (div_r * normalize_a_w);
        const float normalize_d_x = (div_r * normalize_a_x);
        const float normalize_d_y = (div_r * normalize_a_y);
        const float normalize_d_z = (div_r * normalize_a_z);
-       const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
-       const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
-       const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
-       const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
        const float asin_parts_a = fabsf(d);
        const float asin_parts_z = ((asin_parts_a < 0.5f) ? (asin_parts_a * asin_parts_a) : ((1.0f - asin_parts_a) * 0.5f));
        const float asin_parts_s = sqrtf(asin_parts_z);
@@ -8787,10 +8808,10 @@ AETHER_HD inline aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, 
        const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
        const float r = (1.0f / sincos_sn_3);
        aether_quatf aether_out;
-       aether_out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       aether_out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       aether_out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       aether_out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       aether_out.w = ((d > 0.99951171875f) ? normalize_d_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875f) ? normalize_d_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875f) ? normalize_d_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875f) ? normalize_d_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return aether_out; */
 AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
 {
@@ -8806,15 +8827,12 @@ AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b,
     const float normalize_a_y = aether_add_f32(a.y, aether_mul_f32(t, aether_sub_f32(c_y, a.y)));
     const float normalize_a_z = aether_add_f32(a.z, aether_mul_f32(t, aether_sub_f32(c_z, a.z)));
     const float normalize_n = aether_sqrt_f32(aether_add_f32(aether_mul_f32(normalize_a_z, normalize_a_z), aether_add_f32(aether_mul_f32(normalize_a_y, normalize_a_y), aether_add_f32(aether_mul_f32(normalize_a_x, normalize_a_x), aether_mul_f32(normalize_a_w, normalize_a_w)))));
-    const float div_r = aether_div_f32(1.0f, normalize_n);
+    const float normalize_s = ((normalize_n > 0.0f) ? normalize_n : 1.0f);
+    const float div_r = aether_div_f32(1.0f, normalize_s);
     const float normalize_d_w = aether_mul_f32(div_r, normalize_a_w);
     const float normalize_d_x = aether_mul_f32(div_r, normalize_a_x);
     const float normalize_d_y = aether_mul_f32(div_r, normalize_a_y);
     const float normalize_d_z = aether_mul_f32(div_r, normalize_a_z);
-    const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
-    const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
-    const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
-    const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
     const float asin_parts_a = fabsf(d);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? aether_mul_f32(asin_parts_a, asin_parts_a) : aether_mul_f32(aether_sub_f32(1.0f, asin_parts_a), 0.5f));
     const float asin_parts_s = aether_sqrt_f32(asin_parts_z);
@@ -8914,10 +8932,10 @@ AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b,
     const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? aether_mul_f32(sincos_sr_3, -1.0f) : aether_mul_f32(sincos_cr_3, -1.0f)))));
     const float r = aether_div_f32(1.0f, sincos_sn_3);
     aether_quatf aether_out;
-    aether_out.w = ((d > 0.99951171875f) ? nl_w : aether_mul_f32(aether_add_f32(aether_mul_f32(a.w, sincos_sn), aether_mul_f32(c_w, sincos_sn_2)), r));
-    aether_out.x = ((d > 0.99951171875f) ? nl_x : aether_mul_f32(aether_add_f32(aether_mul_f32(a.x, sincos_sn), aether_mul_f32(c_x, sincos_sn_2)), r));
-    aether_out.y = ((d > 0.99951171875f) ? nl_y : aether_mul_f32(aether_add_f32(aether_mul_f32(a.y, sincos_sn), aether_mul_f32(c_y, sincos_sn_2)), r));
-    aether_out.z = ((d > 0.99951171875f) ? nl_z : aether_mul_f32(aether_add_f32(aether_mul_f32(a.z, sincos_sn), aether_mul_f32(c_z, sincos_sn_2)), r));
+    aether_out.w = ((d > 0.99951171875f) ? normalize_d_w : aether_mul_f32(aether_add_f32(aether_mul_f32(a.w, sincos_sn), aether_mul_f32(c_w, sincos_sn_2)), r));
+    aether_out.x = ((d > 0.99951171875f) ? normalize_d_x : aether_mul_f32(aether_add_f32(aether_mul_f32(a.x, sincos_sn), aether_mul_f32(c_x, sincos_sn_2)), r));
+    aether_out.y = ((d > 0.99951171875f) ? normalize_d_y : aether_mul_f32(aether_add_f32(aether_mul_f32(a.y, sincos_sn), aether_mul_f32(c_y, sincos_sn_2)), r));
+    aether_out.z = ((d > 0.99951171875f) ? normalize_d_z : aether_mul_f32(aether_add_f32(aether_mul_f32(a.z, sincos_sn), aether_mul_f32(c_z, sincos_sn_2)), r));
     return aether_out;
 }
 
@@ -8946,15 +8964,12 @@ AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b,
        const double normalize_a_y = (a.y + (t * (c_y - a.y)));
        const double normalize_a_z = (a.z + (t * (c_z - a.z)));
        const double normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-       const double div_r = (1.0 / normalize_n);
+       const double normalize_s = ((normalize_n > 0.0) ? normalize_n : 1.0);
+       const double div_r = (1.0 / normalize_s);
        const double normalize_d_w = (div_r * normalize_a_w);
        const double normalize_d_x = (div_r * normalize_a_x);
        const double normalize_d_y = (div_r * normalize_a_y);
        const double normalize_d_z = (div_r * normalize_a_z);
-       const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
-       const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
-       const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
-       const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
        const double asin_parts_a = fabs(d);
        const double asin_parts_z = ((asin_parts_a < 0.5) ? (asin_parts_a * asin_parts_a) : ((1.0 - asin_parts_a) * 0.5));
        const double asin_parts_s = sqrt(asin_parts_z);
@@ -9054,10 +9069,10 @@ AETHER_HD inline aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b,
        const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
        const double r = (1.0 / sincos_sn_3);
        aether_quatd aether_out;
-       aether_out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       aether_out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       aether_out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       aether_out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       aether_out.w = ((d > 0.99951171875) ? normalize_d_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875) ? normalize_d_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875) ? normalize_d_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875) ? normalize_d_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return aether_out; */
 AETHER_HD inline aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
 {
@@ -9073,15 +9088,12 @@ AETHER_HD inline aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b,
     const double normalize_a_y = aether_add_f64(a.y, aether_mul_f64(t, aether_sub_f64(c_y, a.y)));
     const double normalize_a_z = aether_add_f64(a.z, aether_mul_f64(t, aether_sub_f64(c_z, a.z)));
     const double normalize_n = aether_sqrt_f64(aether_add_f64(aether_mul_f64(normalize_a_z, normalize_a_z), aether_add_f64(aether_mul_f64(normalize_a_y, normalize_a_y), aether_add_f64(aether_mul_f64(normalize_a_x, normalize_a_x), aether_mul_f64(normalize_a_w, normalize_a_w)))));
-    const double div_r = aether_div_f64(1.0, normalize_n);
+    const double normalize_s = ((normalize_n > 0.0) ? normalize_n : 1.0);
+    const double div_r = aether_div_f64(1.0, normalize_s);
     const double normalize_d_w = aether_mul_f64(div_r, normalize_a_w);
     const double normalize_d_x = aether_mul_f64(div_r, normalize_a_x);
     const double normalize_d_y = aether_mul_f64(div_r, normalize_a_y);
     const double normalize_d_z = aether_mul_f64(div_r, normalize_a_z);
-    const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
-    const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
-    const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
-    const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
     const double asin_parts_a = fabs(d);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? aether_mul_f64(asin_parts_a, asin_parts_a) : aether_mul_f64(aether_sub_f64(1.0, asin_parts_a), 0.5));
     const double asin_parts_s = aether_sqrt_f64(asin_parts_z);
@@ -9181,10 +9193,10 @@ AETHER_HD inline aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b,
     const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? aether_mul_f64(sincos_sr_3, -1.0) : aether_mul_f64(sincos_cr_3, -1.0)))));
     const double r = aether_div_f64(1.0, sincos_sn_3);
     aether_quatd aether_out;
-    aether_out.w = ((d > 0.99951171875) ? nl_w : aether_mul_f64(aether_add_f64(aether_mul_f64(a.w, sincos_sn), aether_mul_f64(c_w, sincos_sn_2)), r));
-    aether_out.x = ((d > 0.99951171875) ? nl_x : aether_mul_f64(aether_add_f64(aether_mul_f64(a.x, sincos_sn), aether_mul_f64(c_x, sincos_sn_2)), r));
-    aether_out.y = ((d > 0.99951171875) ? nl_y : aether_mul_f64(aether_add_f64(aether_mul_f64(a.y, sincos_sn), aether_mul_f64(c_y, sincos_sn_2)), r));
-    aether_out.z = ((d > 0.99951171875) ? nl_z : aether_mul_f64(aether_add_f64(aether_mul_f64(a.z, sincos_sn), aether_mul_f64(c_z, sincos_sn_2)), r));
+    aether_out.w = ((d > 0.99951171875) ? normalize_d_w : aether_mul_f64(aether_add_f64(aether_mul_f64(a.w, sincos_sn), aether_mul_f64(c_w, sincos_sn_2)), r));
+    aether_out.x = ((d > 0.99951171875) ? normalize_d_x : aether_mul_f64(aether_add_f64(aether_mul_f64(a.x, sincos_sn), aether_mul_f64(c_x, sincos_sn_2)), r));
+    aether_out.y = ((d > 0.99951171875) ? normalize_d_y : aether_mul_f64(aether_add_f64(aether_mul_f64(a.y, sincos_sn), aether_mul_f64(c_y, sincos_sn_2)), r));
+    aether_out.z = ((d > 0.99951171875) ? normalize_d_z : aether_mul_f64(aether_add_f64(aether_mul_f64(a.z, sincos_sn), aether_mul_f64(c_z, sincos_sn_2)), r));
     return aether_out;
 }
 

@@ -687,61 +687,65 @@ bool aether_vec4d_is_finite(aether_vec4d a) {
     return (aether_df64_is_finite(a.w) && (aether_df64_is_finite(a.z) && (aether_df64_is_finite(a.y) && aether_df64_is_finite(a.x))));
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 aether_vec2d aether_vec2d_normalize(aether_vec2d a) {
     vec2 n = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_mul(a.x, a.x)));
-    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), n);
+    vec2 s = (aether_df64_gt(n, vec2(0.0, 0.0)) ? n : vec2(1.0, 0.0));
+    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), s);
     vec2 d_x = aether_df64_mul(div_r, a.x);
     vec2 d_y = aether_df64_mul(div_r, a.y);
     aether_vec2d aether_out;
-    aether_out.x = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_x : a.x);
-    aether_out.y = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 aether_vec3d aether_vec3d_normalize(aether_vec3d a) {
     vec2 n = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.z, a.z), aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_mul(a.x, a.x))));
-    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), n);
+    vec2 s = (aether_df64_gt(n, vec2(0.0, 0.0)) ? n : vec2(1.0, 0.0));
+    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), s);
     vec2 d_x = aether_df64_mul(div_r, a.x);
     vec2 d_y = aether_df64_mul(div_r, a.y);
     vec2 d_z = aether_df64_mul(div_r, a.z);
     aether_vec3d aether_out;
-    aether_out.x = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_x : a.x);
-    aether_out.y = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_y : a.y);
-    aether_out.z = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 aether_vec4d aether_vec4d_normalize(aether_vec4d a) {
     vec2 n = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.w, a.w), aether_df64_add(aether_df64_mul(a.z, a.z), aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_mul(a.x, a.x)))));
-    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), n);
+    vec2 s = (aether_df64_gt(n, vec2(0.0, 0.0)) ? n : vec2(1.0, 0.0));
+    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), s);
     vec2 d_x = aether_df64_mul(div_r, a.x);
     vec2 d_y = aether_df64_mul(div_r, a.y);
     vec2 d_z = aether_df64_mul(div_r, a.z);
     vec2 d_w = aether_df64_mul(div_r, a.w);
     aether_vec4d aether_out;
-    aether_out.x = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_x : a.x);
-    aether_out.y = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_y : a.y);
-    aether_out.z = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_z : a.z);
-    aether_out.w = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 aether_quatd aether_quatd_normalize(aether_quatd a) {
     vec2 n = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.z, a.z), aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_add(aether_df64_mul(a.x, a.x), aether_df64_mul(a.w, a.w)))));
-    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), n);
+    vec2 s = (aether_df64_gt(n, vec2(0.0, 0.0)) ? n : vec2(1.0, 0.0));
+    vec2 div_r = aether_df64_div(vec2(1.0, 0.0), s);
     vec2 d_w = aether_df64_mul(div_r, a.w);
     vec2 d_x = aether_df64_mul(div_r, a.x);
     vec2 d_y = aether_df64_mul(div_r, a.y);
     vec2 d_z = aether_df64_mul(div_r, a.z);
     aether_quatd aether_out;
-    aether_out.w = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_w : a.w);
-    aether_out.x = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_x : a.x);
-    aether_out.y = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_y : a.y);
-    aether_out.z = (aether_df64_gt(n, vec2(0.0, 0.0)) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 

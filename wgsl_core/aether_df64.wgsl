@@ -682,61 +682,65 @@ fn aether_vec4d_is_finite(a: aether_vec4d) -> bool {
     return (aether_df64_is_finite(a.w) && (aether_df64_is_finite(a.z) && (aether_df64_is_finite(a.y) && aether_df64_is_finite(a.x))));
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 fn aether_vec2d_normalize(a: aether_vec2d) -> aether_vec2d {
     let n: aether_df64 = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_mul(a.x, a.x)));
-    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), n);
+    let s: aether_df64 = select(aether_df64(1.0f, 0.0f), n, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), s);
     let d_x: aether_df64 = aether_df64_mul(div_r, a.x);
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
     var aether_out: aether_vec2d;
-    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 fn aether_vec3d_normalize(a: aether_vec3d) -> aether_vec3d {
     let n: aether_df64 = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.z, a.z), aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_mul(a.x, a.x))));
-    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), n);
+    let s: aether_df64 = select(aether_df64(1.0f, 0.0f), n, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), s);
     let d_x: aether_df64 = aether_df64_mul(div_r, a.x);
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
     let d_z: aether_df64 = aether_df64_mul(div_r, a.z);
     var aether_out: aether_vec3d;
-    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 fn aether_vec4d_normalize(a: aether_vec4d) -> aether_vec4d {
     let n: aether_df64 = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.w, a.w), aether_df64_add(aether_df64_mul(a.z, a.z), aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_mul(a.x, a.x)))));
-    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), n);
+    let s: aether_df64 = select(aether_df64(1.0f, 0.0f), n, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), s);
     let d_x: aether_df64 = aether_df64_mul(div_r, a.x);
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
     let d_z: aether_df64 = aether_df64_mul(div_r, a.z);
     let d_w: aether_df64 = aether_df64_mul(div_r, a.w);
     var aether_out: aether_vec4d;
-    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.w = select(a.w, d_w, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
-// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 fn aether_quatd_normalize(a: aether_quatd) -> aether_quatd {
     let n: aether_df64 = aether_df64_sqrt(aether_df64_add(aether_df64_mul(a.z, a.z), aether_df64_add(aether_df64_mul(a.y, a.y), aether_df64_add(aether_df64_mul(a.x, a.x), aether_df64_mul(a.w, a.w)))));
-    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), n);
+    let s: aether_df64 = select(aether_df64(1.0f, 0.0f), n, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    let div_r: aether_df64 = aether_df64_div(aether_df64(1.0f, 0.0f), s);
     let d_w: aether_df64 = aether_df64_mul(div_r, a.w);
     let d_x: aether_df64 = aether_df64_mul(div_r, a.x);
     let d_y: aether_df64 = aether_df64_mul(div_r, a.y);
     let d_z: aether_df64 = aether_df64_mul(div_r, a.z);
     var aether_out: aether_quatd;
-    aether_out.w = select(a.w, d_w, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.x = select(a.x, d_x, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.y = select(a.y, d_y, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
-    aether_out.z = select(a.z, d_z, aether_df64_gt(n, aether_df64(0.0f, 0.0f)));
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 

@@ -16,7 +16,7 @@
    Prints a Markdown table: kernel, items, bytes per item, microseconds per launch, GB/s, the
    share of the copy kernel's GB/s, and the check. Exit status: 0; 1 when an item differs from
    the host path (the plain-operator control build must give 1); 2 on a CUDA or usage error.
-   Contract aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8. */
+   Contract aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -88,7 +88,7 @@
 #define AETHER_CONTRACT_VERSION "0.1.0"
 /* The contract's fingerprint: the same as c_core/aether_core.h and the corpus when they come from
    the same spec. */
-#define AETHER_CONTRACT_ID "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
+#define AETHER_CONTRACT_ID "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6"
 
 /* Self-test status bits (the C core's). */
 #define AETHER_SELFTEST_OK 0u
@@ -1604,127 +1604,139 @@ int aether_vec4f_is_finite(aether_vec4f a)
     return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
 }
 
-/* aether_vec2f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec2f_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.y * a.y) + (a.x * a.x)));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        aether_vec2f aether_out;
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
        return aether_out; */
 aether_vec2f aether_vec2f_normalize(aether_vec2f a)
 {
     const float n = sqrt(((a.y * a.y) + (a.x * a.x)));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = (div_r * a.x);
     const float d_y = (div_r * a.y);
     aether_vec2f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
-/* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec3f_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        aether_vec3f aether_out;
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
-       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 aether_vec3f aether_vec3f_normalize(aether_vec3f a)
 {
     const float n = sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = (div_r * a.x);
     const float d_y = (div_r * a.y);
     const float d_z = (div_r * a.z);
     aether_vec3f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
-/* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec4f_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        const float d_w = (div_r * a.w);
        aether_vec4f aether_out;
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
-       aether_out.z = ((n > 0.0f) ? d_z : a.z);
-       aether_out.w = ((n > 0.0f) ? d_w : a.w);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
+       aether_out.w = d_w;
        return aether_out; */
 aether_vec4f aether_vec4f_normalize(aether_vec4f a)
 {
     const float n = sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_x = (div_r * a.x);
     const float d_y = (div_r * a.y);
     const float d_z = (div_r * a.z);
     const float d_w = (div_r * a.w);
     aether_vec4f aether_out;
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
-/* aether_quatf_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_quatf_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const float n = sqrtf(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-       const float div_r = (1.0f / n);
+       const float s = ((n > 0.0f) ? n : 1.0f);
+       const float div_r = (1.0f / s);
        const float d_w = (div_r * a.w);
        const float d_x = (div_r * a.x);
        const float d_y = (div_r * a.y);
        const float d_z = (div_r * a.z);
        aether_quatf aether_out;
-       aether_out.w = ((n > 0.0f) ? d_w : a.w);
-       aether_out.x = ((n > 0.0f) ? d_x : a.x);
-       aether_out.y = ((n > 0.0f) ? d_y : a.y);
-       aether_out.z = ((n > 0.0f) ? d_z : a.z);
+       aether_out.w = d_w;
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 aether_quatf aether_quatf_normalize(aether_quatf a)
 {
     const float n = sqrt(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-    const float div_r = (1.0f / n);
+    const float s = ((n > 0.0f) ? n : 1.0f);
+    const float div_r = (1.0f / s);
     const float d_w = (div_r * a.w);
     const float d_x = (div_r * a.x);
     const float d_y = (div_r * a.y);
     const float d_z = (div_r * a.z);
     aether_quatf aether_out;
-    aether_out.w = ((n > 0.0f) ? d_w : a.w);
-    aether_out.x = ((n > 0.0f) ? d_x : a.x);
-    aether_out.y = ((n > 0.0f) ? d_y : a.y);
-    aether_out.z = ((n > 0.0f) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -4308,15 +4320,12 @@ aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
        const float normalize_a_y = (a.y + (t * (c_y - a.y)));
        const float normalize_a_z = (a.z + (t * (c_z - a.z)));
        const float normalize_n = sqrtf(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-       const float div_r = (1.0f / normalize_n);
+       const float normalize_s = ((normalize_n > 0.0f) ? normalize_n : 1.0f);
+       const float div_r = (1.0f / normalize_s);
        const float normalize_d_w = (div_r * normalize_a_w);
        const float normalize_d_x = (div_r * normalize_a_x);
        const float normalize_d_y = (div_r * normalize_a_y);
        const float normalize_d_z = (div_r * normalize_a_z);
-       const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
-       const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
-       const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
-       const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
        const float asin_parts_a = fabsf(d);
        const float asin_parts_z = ((asin_parts_a < 0.5f) ? (asin_parts_a * asin_parts_a) : ((1.0f - asin_parts_a) * 0.5f));
        const float asin_parts_s = sqrtf(asin_parts_z);
@@ -4416,10 +4425,10 @@ aether_mat3f aether_mat3f_from_euler_xyz(float ax, float ay, float az)
        const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
        const float r = (1.0f / sincos_sn_3);
        aether_quatf aether_out;
-       aether_out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       aether_out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       aether_out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       aether_out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       aether_out.w = ((d > 0.99951171875f) ? normalize_d_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875f) ? normalize_d_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875f) ? normalize_d_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875f) ? normalize_d_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return aether_out; */
 aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
 {
@@ -4435,15 +4444,12 @@ aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
     const float normalize_a_y = (a.y + (t * (c_y - a.y)));
     const float normalize_a_z = (a.z + (t * (c_z - a.z)));
     const float normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-    const float div_r = (1.0f / normalize_n);
+    const float normalize_s = ((normalize_n > 0.0f) ? normalize_n : 1.0f);
+    const float div_r = (1.0f / normalize_s);
     const float normalize_d_w = (div_r * normalize_a_w);
     const float normalize_d_x = (div_r * normalize_a_x);
     const float normalize_d_y = (div_r * normalize_a_y);
     const float normalize_d_z = (div_r * normalize_a_z);
-    const float nl_w = ((normalize_n > 0.0f) ? normalize_d_w : normalize_a_w);
-    const float nl_x = ((normalize_n > 0.0f) ? normalize_d_x : normalize_a_x);
-    const float nl_y = ((normalize_n > 0.0f) ? normalize_d_y : normalize_a_y);
-    const float nl_z = ((normalize_n > 0.0f) ? normalize_d_z : normalize_a_z);
     const float asin_parts_a = fabs(d);
     const float asin_parts_z = ((asin_parts_a < 0.5f) ? (asin_parts_a * asin_parts_a) : ((1.0f - asin_parts_a) * 0.5f));
     const float asin_parts_s = sqrt(asin_parts_z);
@@ -4543,10 +4549,10 @@ aether_quatf aether_quatf_slerp(aether_quatf a, aether_quatf b, float t)
     const float sincos_sn_3 = ((th == 0.0f) ? th : ((sincos_q_3 == 0.0f) ? sincos_sr_3 : ((sincos_q_3 == 1.0f) ? sincos_cr_3 : ((sincos_q_3 == 2.0f) ? (sincos_sr_3 * -1.0f) : (sincos_cr_3 * -1.0f)))));
     const float r = (1.0f / sincos_sn_3);
     aether_quatf aether_out;
-    aether_out.w = ((d > 0.99951171875f) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-    aether_out.x = ((d > 0.99951171875f) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-    aether_out.y = ((d > 0.99951171875f) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-    aether_out.z = ((d > 0.99951171875f) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+    aether_out.w = ((d > 0.99951171875f) ? normalize_d_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+    aether_out.x = ((d > 0.99951171875f) ? normalize_d_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+    aether_out.y = ((d > 0.99951171875f) ? normalize_d_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+    aether_out.z = ((d > 0.99951171875f) ? normalize_d_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
     return aether_out;
 }
 
@@ -9426,127 +9432,139 @@ int aether_vec4d_is_finite(aether_vec4d a)
     return (isfinite(a.w) && (isfinite(a.z) && (isfinite(a.y) && isfinite(a.x)))) ? 1 : 0;
 }
 
-/* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec2d_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.y * a.y) + (a.x * a.x)));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        aether_vec2d aether_out;
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
        return aether_out; */
 aether_vec2d aether_vec2d_normalize(aether_vec2d a)
 {
     const double n = sqrt(((a.y * a.y) + (a.x * a.x)));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = (div_r * a.x);
     const double d_y = (div_r * a.y);
     aether_vec2d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
     return aether_out;
 }
 
-/* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec3d_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        aether_vec3d aether_out;
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
-       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 aether_vec3d aether_vec3d_normalize(aether_vec3d a)
 {
     const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = (div_r * a.x);
     const double d_y = (div_r * a.y);
     const double d_z = (div_r * a.z);
     aether_vec3d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
-/* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_vec4d_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        const double d_w = (div_r * a.w);
        aether_vec4d aether_out;
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
-       aether_out.z = ((n > 0.0) ? d_z : a.z);
-       aether_out.w = ((n > 0.0) ? d_w : a.w);
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
+       aether_out.w = d_w;
        return aether_out; */
 aether_vec4d aether_vec4d_normalize(aether_vec4d a)
 {
     const double n = sqrt(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_x = (div_r * a.x);
     const double d_y = (div_r * a.y);
     const double d_z = (div_r * a.z);
     const double d_w = (div_r * a.w);
     aether_vec4d aether_out;
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
+    aether_out.w = d_w;
     return aether_out;
 }
 
-/* aether_quatd_normalize: Normalize: n = norm(a), then div(a, n) (one reciprocal). When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/* aether_quatd_normalize: Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n > 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
    Spec:
        n = norm(a)
-       d = div(a, n)
-       out[i] = n > 0 ? d[i] : a[i]
+       s = n > 0 ? n : 1
+       d = div(a, s)
+       out[i] = d[i]
    Evaluates exactly (the C body, in this order; every operation rounded once):
        const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-       const double div_r = (1.0 / n);
+       const double s = ((n > 0.0) ? n : 1.0);
+       const double div_r = (1.0 / s);
        const double d_w = (div_r * a.w);
        const double d_x = (div_r * a.x);
        const double d_y = (div_r * a.y);
        const double d_z = (div_r * a.z);
        aether_quatd aether_out;
-       aether_out.w = ((n > 0.0) ? d_w : a.w);
-       aether_out.x = ((n > 0.0) ? d_x : a.x);
-       aether_out.y = ((n > 0.0) ? d_y : a.y);
-       aether_out.z = ((n > 0.0) ? d_z : a.z);
+       aether_out.w = d_w;
+       aether_out.x = d_x;
+       aether_out.y = d_y;
+       aether_out.z = d_z;
        return aether_out; */
 aether_quatd aether_quatd_normalize(aether_quatd a)
 {
     const double n = sqrt(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-    const double div_r = (1.0 / n);
+    const double s = ((n > 0.0) ? n : 1.0);
+    const double div_r = (1.0 / s);
     const double d_w = (div_r * a.w);
     const double d_x = (div_r * a.x);
     const double d_y = (div_r * a.y);
     const double d_z = (div_r * a.z);
     aether_quatd aether_out;
-    aether_out.w = ((n > 0.0) ? d_w : a.w);
-    aether_out.x = ((n > 0.0) ? d_x : a.x);
-    aether_out.y = ((n > 0.0) ? d_y : a.y);
-    aether_out.z = ((n > 0.0) ? d_z : a.z);
+    aether_out.w = d_w;
+    aether_out.x = d_x;
+    aether_out.y = d_y;
+    aether_out.z = d_z;
     return aether_out;
 }
 
@@ -12238,15 +12256,12 @@ aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
        const double normalize_a_y = (a.y + (t * (c_y - a.y)));
        const double normalize_a_z = (a.z + (t * (c_z - a.z)));
        const double normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-       const double div_r = (1.0 / normalize_n);
+       const double normalize_s = ((normalize_n > 0.0) ? normalize_n : 1.0);
+       const double div_r = (1.0 / normalize_s);
        const double normalize_d_w = (div_r * normalize_a_w);
        const double normalize_d_x = (div_r * normalize_a_x);
        const double normalize_d_y = (div_r * normalize_a_y);
        const double normalize_d_z = (div_r * normalize_a_z);
-       const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
-       const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
-       const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
-       const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
        const double asin_parts_a = fabs(d);
        const double asin_parts_z = ((asin_parts_a < 0.5) ? (asin_parts_a * asin_parts_a) : ((1.0 - asin_parts_a) * 0.5));
        const double asin_parts_s = sqrt(asin_parts_z);
@@ -12346,10 +12361,10 @@ aether_mat3d aether_mat3d_from_euler_xyz(double ax, double ay, double az)
        const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
        const double r = (1.0 / sincos_sn_3);
        aether_quatd aether_out;
-       aether_out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-       aether_out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-       aether_out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-       aether_out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+       aether_out.w = ((d > 0.99951171875) ? normalize_d_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+       aether_out.x = ((d > 0.99951171875) ? normalize_d_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+       aether_out.y = ((d > 0.99951171875) ? normalize_d_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+       aether_out.z = ((d > 0.99951171875) ? normalize_d_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
        return aether_out; */
 aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
 {
@@ -12365,15 +12380,12 @@ aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
     const double normalize_a_y = (a.y + (t * (c_y - a.y)));
     const double normalize_a_z = (a.z + (t * (c_z - a.z)));
     const double normalize_n = sqrt(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-    const double div_r = (1.0 / normalize_n);
+    const double normalize_s = ((normalize_n > 0.0) ? normalize_n : 1.0);
+    const double div_r = (1.0 / normalize_s);
     const double normalize_d_w = (div_r * normalize_a_w);
     const double normalize_d_x = (div_r * normalize_a_x);
     const double normalize_d_y = (div_r * normalize_a_y);
     const double normalize_d_z = (div_r * normalize_a_z);
-    const double nl_w = ((normalize_n > 0.0) ? normalize_d_w : normalize_a_w);
-    const double nl_x = ((normalize_n > 0.0) ? normalize_d_x : normalize_a_x);
-    const double nl_y = ((normalize_n > 0.0) ? normalize_d_y : normalize_a_y);
-    const double nl_z = ((normalize_n > 0.0) ? normalize_d_z : normalize_a_z);
     const double asin_parts_a = fabs(d);
     const double asin_parts_z = ((asin_parts_a < 0.5) ? (asin_parts_a * asin_parts_a) : ((1.0 - asin_parts_a) * 0.5));
     const double asin_parts_s = sqrt(asin_parts_z);
@@ -12473,10 +12485,10 @@ aether_quatd aether_quatd_slerp(aether_quatd a, aether_quatd b, double t)
     const double sincos_sn_3 = ((th == 0.0) ? th : ((sincos_q_3 == 0.0) ? sincos_sr_3 : ((sincos_q_3 == 1.0) ? sincos_cr_3 : ((sincos_q_3 == 2.0) ? (sincos_sr_3 * -1.0) : (sincos_cr_3 * -1.0)))));
     const double r = (1.0 / sincos_sn_3);
     aether_quatd aether_out;
-    aether_out.w = ((d > 0.99951171875) ? nl_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
-    aether_out.x = ((d > 0.99951171875) ? nl_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
-    aether_out.y = ((d > 0.99951171875) ? nl_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
-    aether_out.z = ((d > 0.99951171875) ? nl_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
+    aether_out.w = ((d > 0.99951171875) ? normalize_d_w : (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r));
+    aether_out.x = ((d > 0.99951171875) ? normalize_d_x : (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r));
+    aether_out.y = ((d > 0.99951171875) ? normalize_d_y : (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r));
+    aether_out.z = ((d > 0.99951171875) ? normalize_d_z : (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r));
     return aether_out;
 }
 

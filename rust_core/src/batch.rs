@@ -25,8 +25,8 @@ pub fn aether_f32_fmin_aos(a: &[f32], b: &[f32], aether_out: &mut [f32]) -> Resu
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_fmin(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_f32_fmin(a, b);
     }
     Ok(())
 }
@@ -59,8 +59,8 @@ pub fn aether_f64_fmin_aos(a: &[f64], b: &[f64], aether_out: &mut [f64]) -> Resu
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_fmin(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_f64_fmin(a, b);
     }
     Ok(())
 }
@@ -93,8 +93,8 @@ pub fn aether_f32_fmax_aos(a: &[f32], b: &[f32], aether_out: &mut [f32]) -> Resu
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_fmax(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_f32_fmax(a, b);
     }
     Ok(())
 }
@@ -127,8 +127,8 @@ pub fn aether_f64_fmax_aos(a: &[f64], b: &[f64], aether_out: &mut [f64]) -> Resu
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_fmax(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_f64_fmax(a, b);
     }
     Ok(())
 }
@@ -160,8 +160,8 @@ pub fn aether_f64_fmax_soa(a: &[f64], b: &[f64], aether_out: &mut [f64], aether_
 pub fn aether_f32_sign_aos(a: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_sign(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f32_sign(a);
     }
     Ok(())
 }
@@ -191,8 +191,8 @@ pub fn aether_f32_sign_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) -
 pub fn aether_f64_sign_aos(a: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_sign(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f64_sign(a);
     }
     Ok(())
 }
@@ -223,8 +223,8 @@ pub fn aether_vec2f_add_aos(a: &[Vec2f], b: &[Vec2f], aether_out: &mut [Vec2f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_add(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2f_add(a, b);
     }
     Ok(())
 }
@@ -259,8 +259,8 @@ pub fn aether_vec2d_add_aos(a: &[Vec2d], b: &[Vec2d], aether_out: &mut [Vec2d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_add(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2d_add(a, b);
     }
     Ok(())
 }
@@ -295,8 +295,8 @@ pub fn aether_vec3f_add_aos(a: &[Vec3f], b: &[Vec3f], aether_out: &mut [Vec3f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_add(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3f_add(a, b);
     }
     Ok(())
 }
@@ -333,8 +333,8 @@ pub fn aether_vec3d_add_aos(a: &[Vec3d], b: &[Vec3d], aether_out: &mut [Vec3d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_add(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3d_add(a, b);
     }
     Ok(())
 }
@@ -371,8 +371,8 @@ pub fn aether_vec4f_add_aos(a: &[Vec4f], b: &[Vec4f], aether_out: &mut [Vec4f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_add(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4f_add(a, b);
     }
     Ok(())
 }
@@ -411,8 +411,8 @@ pub fn aether_vec4d_add_aos(a: &[Vec4d], b: &[Vec4d], aether_out: &mut [Vec4d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_add(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4d_add(a, b);
     }
     Ok(())
 }
@@ -451,8 +451,8 @@ pub fn aether_vec2f_sub_aos(a: &[Vec2f], b: &[Vec2f], aether_out: &mut [Vec2f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_sub(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2f_sub(a, b);
     }
     Ok(())
 }
@@ -487,8 +487,8 @@ pub fn aether_vec2d_sub_aos(a: &[Vec2d], b: &[Vec2d], aether_out: &mut [Vec2d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_sub(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2d_sub(a, b);
     }
     Ok(())
 }
@@ -523,8 +523,8 @@ pub fn aether_vec3f_sub_aos(a: &[Vec3f], b: &[Vec3f], aether_out: &mut [Vec3f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_sub(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3f_sub(a, b);
     }
     Ok(())
 }
@@ -561,8 +561,8 @@ pub fn aether_vec3d_sub_aos(a: &[Vec3d], b: &[Vec3d], aether_out: &mut [Vec3d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_sub(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3d_sub(a, b);
     }
     Ok(())
 }
@@ -599,8 +599,8 @@ pub fn aether_vec4f_sub_aos(a: &[Vec4f], b: &[Vec4f], aether_out: &mut [Vec4f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_sub(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4f_sub(a, b);
     }
     Ok(())
 }
@@ -639,8 +639,8 @@ pub fn aether_vec4d_sub_aos(a: &[Vec4d], b: &[Vec4d], aether_out: &mut [Vec4d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_sub(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4d_sub(a, b);
     }
     Ok(())
 }
@@ -679,8 +679,8 @@ pub fn aether_vec2f_mul_aos(a: &[Vec2f], b: &[Vec2f], aether_out: &mut [Vec2f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2f_mul(a, b);
     }
     Ok(())
 }
@@ -715,8 +715,8 @@ pub fn aether_vec2d_mul_aos(a: &[Vec2d], b: &[Vec2d], aether_out: &mut [Vec2d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2d_mul(a, b);
     }
     Ok(())
 }
@@ -751,8 +751,8 @@ pub fn aether_vec3f_mul_aos(a: &[Vec3f], b: &[Vec3f], aether_out: &mut [Vec3f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3f_mul(a, b);
     }
     Ok(())
 }
@@ -789,8 +789,8 @@ pub fn aether_vec3d_mul_aos(a: &[Vec3d], b: &[Vec3d], aether_out: &mut [Vec3d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3d_mul(a, b);
     }
     Ok(())
 }
@@ -827,8 +827,8 @@ pub fn aether_vec4f_mul_aos(a: &[Vec4f], b: &[Vec4f], aether_out: &mut [Vec4f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4f_mul(a, b);
     }
     Ok(())
 }
@@ -867,8 +867,8 @@ pub fn aether_vec4d_mul_aos(a: &[Vec4d], b: &[Vec4d], aether_out: &mut [Vec4d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4d_mul(a, b);
     }
     Ok(())
 }
@@ -907,8 +907,8 @@ pub fn aether_vec2f_scale_aos(a: &[Vec2f], s: &[f32], aether_out: &mut [Vec2f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_scale(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec2f_scale(a, s);
     }
     Ok(())
 }
@@ -943,8 +943,8 @@ pub fn aether_vec2d_scale_aos(a: &[Vec2d], s: &[f64], aether_out: &mut [Vec2d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_scale(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec2d_scale(a, s);
     }
     Ok(())
 }
@@ -979,8 +979,8 @@ pub fn aether_vec3f_scale_aos(a: &[Vec3f], s: &[f32], aether_out: &mut [Vec3f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_scale(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec3f_scale(a, s);
     }
     Ok(())
 }
@@ -1017,8 +1017,8 @@ pub fn aether_vec3d_scale_aos(a: &[Vec3d], s: &[f64], aether_out: &mut [Vec3d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_scale(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec3d_scale(a, s);
     }
     Ok(())
 }
@@ -1055,8 +1055,8 @@ pub fn aether_vec4f_scale_aos(a: &[Vec4f], s: &[f32], aether_out: &mut [Vec4f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_scale(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec4f_scale(a, s);
     }
     Ok(())
 }
@@ -1095,8 +1095,8 @@ pub fn aether_vec4d_scale_aos(a: &[Vec4d], s: &[f64], aether_out: &mut [Vec4d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_scale(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec4d_scale(a, s);
     }
     Ok(())
 }
@@ -1135,8 +1135,8 @@ pub fn aether_vec2f_div_aos(a: &[Vec2f], s: &[f32], aether_out: &mut [Vec2f]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_div(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec2f_div(a, s);
     }
     Ok(())
 }
@@ -1171,8 +1171,8 @@ pub fn aether_vec2d_div_aos(a: &[Vec2d], s: &[f64], aether_out: &mut [Vec2d]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_div(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec2d_div(a, s);
     }
     Ok(())
 }
@@ -1207,8 +1207,8 @@ pub fn aether_vec3f_div_aos(a: &[Vec3f], s: &[f32], aether_out: &mut [Vec3f]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_div(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec3f_div(a, s);
     }
     Ok(())
 }
@@ -1245,8 +1245,8 @@ pub fn aether_vec3d_div_aos(a: &[Vec3d], s: &[f64], aether_out: &mut [Vec3d]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_div(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec3d_div(a, s);
     }
     Ok(())
 }
@@ -1283,8 +1283,8 @@ pub fn aether_vec4f_div_aos(a: &[Vec4f], s: &[f32], aether_out: &mut [Vec4f]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_div(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec4f_div(a, s);
     }
     Ok(())
 }
@@ -1323,8 +1323,8 @@ pub fn aether_vec4d_div_aos(a: &[Vec4d], s: &[f64], aether_out: &mut [Vec4d]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_div(a[aether_i], s[aether_i]);
+    for ((aether_o, &a), &s) in aether_out.iter_mut().zip(a).zip(s) {
+        *aether_o = aether_vec4d_div(a, s);
     }
     Ok(())
 }
@@ -1362,8 +1362,8 @@ pub fn aether_vec4d_div_soa(a: &[f64], s: &[f64], aether_out: &mut [f64], aether
 pub fn aether_f32_neg_aos(a: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f32_neg(a);
     }
     Ok(())
 }
@@ -1393,8 +1393,8 @@ pub fn aether_f32_neg_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) ->
 pub fn aether_f64_neg_aos(a: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f64_neg(a);
     }
     Ok(())
 }
@@ -1424,8 +1424,8 @@ pub fn aether_f64_neg_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) ->
 pub fn aether_vec2f_neg_aos(a: &[Vec2f], aether_out: &mut [Vec2f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_neg(a);
     }
     Ok(())
 }
@@ -1457,8 +1457,8 @@ pub fn aether_vec2f_neg_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec2d_neg_aos(a: &[Vec2d], aether_out: &mut [Vec2d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_neg(a);
     }
     Ok(())
 }
@@ -1490,8 +1490,8 @@ pub fn aether_vec2d_neg_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) 
 pub fn aether_vec3f_neg_aos(a: &[Vec3f], aether_out: &mut [Vec3f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_neg(a);
     }
     Ok(())
 }
@@ -1525,8 +1525,8 @@ pub fn aether_vec3f_neg_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec3d_neg_aos(a: &[Vec3d], aether_out: &mut [Vec3d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_neg(a);
     }
     Ok(())
 }
@@ -1560,8 +1560,8 @@ pub fn aether_vec3d_neg_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) 
 pub fn aether_vec4f_neg_aos(a: &[Vec4f], aether_out: &mut [Vec4f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_neg(a);
     }
     Ok(())
 }
@@ -1597,8 +1597,8 @@ pub fn aether_vec4f_neg_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec4d_neg_aos(a: &[Vec4d], aether_out: &mut [Vec4d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_neg(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_neg(a);
     }
     Ok(())
 }
@@ -1634,8 +1634,8 @@ pub fn aether_vec4d_neg_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) 
 pub fn aether_f32_abs_aos(a: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f32_abs(a);
     }
     Ok(())
 }
@@ -1665,8 +1665,8 @@ pub fn aether_f32_abs_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) ->
 pub fn aether_f64_abs_aos(a: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f64_abs(a);
     }
     Ok(())
 }
@@ -1696,8 +1696,8 @@ pub fn aether_f64_abs_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) ->
 pub fn aether_vec2f_abs_aos(a: &[Vec2f], aether_out: &mut [Vec2f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_abs(a);
     }
     Ok(())
 }
@@ -1729,8 +1729,8 @@ pub fn aether_vec2f_abs_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec2d_abs_aos(a: &[Vec2d], aether_out: &mut [Vec2d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_abs(a);
     }
     Ok(())
 }
@@ -1762,8 +1762,8 @@ pub fn aether_vec2d_abs_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) 
 pub fn aether_vec3f_abs_aos(a: &[Vec3f], aether_out: &mut [Vec3f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_abs(a);
     }
     Ok(())
 }
@@ -1797,8 +1797,8 @@ pub fn aether_vec3f_abs_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec3d_abs_aos(a: &[Vec3d], aether_out: &mut [Vec3d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_abs(a);
     }
     Ok(())
 }
@@ -1832,8 +1832,8 @@ pub fn aether_vec3d_abs_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) 
 pub fn aether_vec4f_abs_aos(a: &[Vec4f], aether_out: &mut [Vec4f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_abs(a);
     }
     Ok(())
 }
@@ -1869,8 +1869,8 @@ pub fn aether_vec4f_abs_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec4d_abs_aos(a: &[Vec4d], aether_out: &mut [Vec4d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_abs(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_abs(a);
     }
     Ok(())
 }
@@ -1907,8 +1907,8 @@ pub fn aether_vec2f_min_aos(a: &[Vec2f], b: &[Vec2f], aether_out: &mut [Vec2f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_min(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2f_min(a, b);
     }
     Ok(())
 }
@@ -1943,8 +1943,8 @@ pub fn aether_vec2d_min_aos(a: &[Vec2d], b: &[Vec2d], aether_out: &mut [Vec2d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_min(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2d_min(a, b);
     }
     Ok(())
 }
@@ -1979,8 +1979,8 @@ pub fn aether_vec3f_min_aos(a: &[Vec3f], b: &[Vec3f], aether_out: &mut [Vec3f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_min(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3f_min(a, b);
     }
     Ok(())
 }
@@ -2017,8 +2017,8 @@ pub fn aether_vec3d_min_aos(a: &[Vec3d], b: &[Vec3d], aether_out: &mut [Vec3d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_min(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3d_min(a, b);
     }
     Ok(())
 }
@@ -2055,8 +2055,8 @@ pub fn aether_vec4f_min_aos(a: &[Vec4f], b: &[Vec4f], aether_out: &mut [Vec4f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_min(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4f_min(a, b);
     }
     Ok(())
 }
@@ -2095,8 +2095,8 @@ pub fn aether_vec4d_min_aos(a: &[Vec4d], b: &[Vec4d], aether_out: &mut [Vec4d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_min(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4d_min(a, b);
     }
     Ok(())
 }
@@ -2135,8 +2135,8 @@ pub fn aether_vec2f_max_aos(a: &[Vec2f], b: &[Vec2f], aether_out: &mut [Vec2f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_max(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2f_max(a, b);
     }
     Ok(())
 }
@@ -2171,8 +2171,8 @@ pub fn aether_vec2d_max_aos(a: &[Vec2d], b: &[Vec2d], aether_out: &mut [Vec2d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_max(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2d_max(a, b);
     }
     Ok(())
 }
@@ -2207,8 +2207,8 @@ pub fn aether_vec3f_max_aos(a: &[Vec3f], b: &[Vec3f], aether_out: &mut [Vec3f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_max(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3f_max(a, b);
     }
     Ok(())
 }
@@ -2245,8 +2245,8 @@ pub fn aether_vec3d_max_aos(a: &[Vec3d], b: &[Vec3d], aether_out: &mut [Vec3d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_max(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3d_max(a, b);
     }
     Ok(())
 }
@@ -2283,8 +2283,8 @@ pub fn aether_vec4f_max_aos(a: &[Vec4f], b: &[Vec4f], aether_out: &mut [Vec4f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_max(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4f_max(a, b);
     }
     Ok(())
 }
@@ -2323,8 +2323,8 @@ pub fn aether_vec4d_max_aos(a: &[Vec4d], b: &[Vec4d], aether_out: &mut [Vec4d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_max(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4d_max(a, b);
     }
     Ok(())
 }
@@ -2364,8 +2364,8 @@ pub fn aether_vec2f_lerp_aos(a: &[Vec2f], b: &[Vec2f], t: &[f32], aether_out: &m
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_lerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_vec2f_lerp(a, b, t);
     }
     Ok(())
 }
@@ -2403,8 +2403,8 @@ pub fn aether_vec2d_lerp_aos(a: &[Vec2d], b: &[Vec2d], t: &[f64], aether_out: &m
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_lerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_vec2d_lerp(a, b, t);
     }
     Ok(())
 }
@@ -2442,8 +2442,8 @@ pub fn aether_vec3f_lerp_aos(a: &[Vec3f], b: &[Vec3f], t: &[f32], aether_out: &m
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_lerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_vec3f_lerp(a, b, t);
     }
     Ok(())
 }
@@ -2483,8 +2483,8 @@ pub fn aether_vec3d_lerp_aos(a: &[Vec3d], b: &[Vec3d], t: &[f64], aether_out: &m
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_lerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_vec3d_lerp(a, b, t);
     }
     Ok(())
 }
@@ -2524,8 +2524,8 @@ pub fn aether_vec4f_lerp_aos(a: &[Vec4f], b: &[Vec4f], t: &[f32], aether_out: &m
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_lerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_vec4f_lerp(a, b, t);
     }
     Ok(())
 }
@@ -2567,8 +2567,8 @@ pub fn aether_vec4d_lerp_aos(a: &[Vec4d], b: &[Vec4d], t: &[f64], aether_out: &m
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_lerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_vec4d_lerp(a, b, t);
     }
     Ok(())
 }
@@ -2608,8 +2608,8 @@ pub fn aether_vec4d_lerp_soa(a: &[f64], b: &[f64], t: &[f64], aether_out: &mut [
 pub fn aether_vec2f_sum_aos(a: &[Vec2f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_sum(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_sum(a);
     }
     Ok(())
 }
@@ -2639,8 +2639,8 @@ pub fn aether_vec2f_sum_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec2d_sum_aos(a: &[Vec2d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_sum(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_sum(a);
     }
     Ok(())
 }
@@ -2670,8 +2670,8 @@ pub fn aether_vec2d_sum_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) 
 pub fn aether_vec3f_sum_aos(a: &[Vec3f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_sum(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_sum(a);
     }
     Ok(())
 }
@@ -2701,8 +2701,8 @@ pub fn aether_vec3f_sum_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec3d_sum_aos(a: &[Vec3d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_sum(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_sum(a);
     }
     Ok(())
 }
@@ -2732,8 +2732,8 @@ pub fn aether_vec3d_sum_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) 
 pub fn aether_vec4f_sum_aos(a: &[Vec4f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_sum(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_sum(a);
     }
     Ok(())
 }
@@ -2763,8 +2763,8 @@ pub fn aether_vec4f_sum_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) 
 pub fn aether_vec4d_sum_aos(a: &[Vec4d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_sum(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_sum(a);
     }
     Ok(())
 }
@@ -2795,8 +2795,8 @@ pub fn aether_vec2f_dot_aos(a: &[Vec2f], b: &[Vec2f], aether_out: &mut [f32]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2f_dot(a, b);
     }
     Ok(())
 }
@@ -2829,8 +2829,8 @@ pub fn aether_vec2d_dot_aos(a: &[Vec2d], b: &[Vec2d], aether_out: &mut [f64]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec2d_dot(a, b);
     }
     Ok(())
 }
@@ -2863,8 +2863,8 @@ pub fn aether_vec3f_dot_aos(a: &[Vec3f], b: &[Vec3f], aether_out: &mut [f32]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3f_dot(a, b);
     }
     Ok(())
 }
@@ -2897,8 +2897,8 @@ pub fn aether_vec3d_dot_aos(a: &[Vec3d], b: &[Vec3d], aether_out: &mut [f64]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3d_dot(a, b);
     }
     Ok(())
 }
@@ -2931,8 +2931,8 @@ pub fn aether_vec4f_dot_aos(a: &[Vec4f], b: &[Vec4f], aether_out: &mut [f32]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4f_dot(a, b);
     }
     Ok(())
 }
@@ -2965,8 +2965,8 @@ pub fn aether_vec4d_dot_aos(a: &[Vec4d], b: &[Vec4d], aether_out: &mut [f64]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec4d_dot(a, b);
     }
     Ok(())
 }
@@ -2998,8 +2998,8 @@ pub fn aether_vec4d_dot_soa(a: &[f64], b: &[f64], aether_out: &mut [f64], aether
 pub fn aether_vec2f_squared_norm_aos(a: &[Vec2f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_squared_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_squared_norm(a);
     }
     Ok(())
 }
@@ -3029,8 +3029,8 @@ pub fn aether_vec2f_squared_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n
 pub fn aether_vec2d_squared_norm_aos(a: &[Vec2d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_squared_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_squared_norm(a);
     }
     Ok(())
 }
@@ -3060,8 +3060,8 @@ pub fn aether_vec2d_squared_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n
 pub fn aether_vec3f_squared_norm_aos(a: &[Vec3f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_squared_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_squared_norm(a);
     }
     Ok(())
 }
@@ -3091,8 +3091,8 @@ pub fn aether_vec3f_squared_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n
 pub fn aether_vec3d_squared_norm_aos(a: &[Vec3d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_squared_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_squared_norm(a);
     }
     Ok(())
 }
@@ -3122,8 +3122,8 @@ pub fn aether_vec3d_squared_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n
 pub fn aether_vec4f_squared_norm_aos(a: &[Vec4f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_squared_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_squared_norm(a);
     }
     Ok(())
 }
@@ -3153,8 +3153,8 @@ pub fn aether_vec4f_squared_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n
 pub fn aether_vec4d_squared_norm_aos(a: &[Vec4d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_squared_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_squared_norm(a);
     }
     Ok(())
 }
@@ -3184,8 +3184,8 @@ pub fn aether_vec4d_squared_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n
 pub fn aether_vec2f_norm_aos(a: &[Vec2f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_norm(a);
     }
     Ok(())
 }
@@ -3215,8 +3215,8 @@ pub fn aether_vec2f_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize)
 pub fn aether_vec2d_norm_aos(a: &[Vec2d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_norm(a);
     }
     Ok(())
 }
@@ -3246,8 +3246,8 @@ pub fn aether_vec2d_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize)
 pub fn aether_vec3f_norm_aos(a: &[Vec3f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_norm(a);
     }
     Ok(())
 }
@@ -3277,8 +3277,8 @@ pub fn aether_vec3f_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize)
 pub fn aether_vec3d_norm_aos(a: &[Vec3d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_norm(a);
     }
     Ok(())
 }
@@ -3308,8 +3308,8 @@ pub fn aether_vec3d_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize)
 pub fn aether_vec4f_norm_aos(a: &[Vec4f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_norm(a);
     }
     Ok(())
 }
@@ -3339,8 +3339,8 @@ pub fn aether_vec4f_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize)
 pub fn aether_vec4d_norm_aos(a: &[Vec4d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_norm(a);
     }
     Ok(())
 }
@@ -3370,8 +3370,8 @@ pub fn aether_vec4d_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize)
 pub fn aether_vec2f_max_norm_aos(a: &[Vec2f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_max_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_max_norm(a);
     }
     Ok(())
 }
@@ -3401,8 +3401,8 @@ pub fn aether_vec2f_max_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n: us
 pub fn aether_vec2d_max_norm_aos(a: &[Vec2d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_max_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_max_norm(a);
     }
     Ok(())
 }
@@ -3432,8 +3432,8 @@ pub fn aether_vec2d_max_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n: us
 pub fn aether_vec3f_max_norm_aos(a: &[Vec3f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_max_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_max_norm(a);
     }
     Ok(())
 }
@@ -3463,8 +3463,8 @@ pub fn aether_vec3f_max_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n: us
 pub fn aether_vec3d_max_norm_aos(a: &[Vec3d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_max_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_max_norm(a);
     }
     Ok(())
 }
@@ -3494,8 +3494,8 @@ pub fn aether_vec3d_max_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n: us
 pub fn aether_vec4f_max_norm_aos(a: &[Vec4f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_max_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_max_norm(a);
     }
     Ok(())
 }
@@ -3525,8 +3525,8 @@ pub fn aether_vec4f_max_norm_soa(a: &[f32], aether_out: &mut [f32], aether_n: us
 pub fn aether_vec4d_max_norm_aos(a: &[Vec4d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_max_norm(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_max_norm(a);
     }
     Ok(())
 }
@@ -3556,8 +3556,8 @@ pub fn aether_vec4d_max_norm_soa(a: &[f64], aether_out: &mut [f64], aether_n: us
 pub fn aether_vec2f_is_finite_aos(a: &[Vec2f], aether_out: &mut [bool]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_is_finite(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_is_finite(a);
     }
     Ok(())
 }
@@ -3587,8 +3587,8 @@ pub fn aether_vec2f_is_finite_soa(a: &[f32], aether_out: &mut [bool], aether_n: 
 pub fn aether_vec2d_is_finite_aos(a: &[Vec2d], aether_out: &mut [bool]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_is_finite(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_is_finite(a);
     }
     Ok(())
 }
@@ -3618,8 +3618,8 @@ pub fn aether_vec2d_is_finite_soa(a: &[f64], aether_out: &mut [bool], aether_n: 
 pub fn aether_vec3f_is_finite_aos(a: &[Vec3f], aether_out: &mut [bool]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_is_finite(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_is_finite(a);
     }
     Ok(())
 }
@@ -3649,8 +3649,8 @@ pub fn aether_vec3f_is_finite_soa(a: &[f32], aether_out: &mut [bool], aether_n: 
 pub fn aether_vec3d_is_finite_aos(a: &[Vec3d], aether_out: &mut [bool]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_is_finite(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_is_finite(a);
     }
     Ok(())
 }
@@ -3680,8 +3680,8 @@ pub fn aether_vec3d_is_finite_soa(a: &[f64], aether_out: &mut [bool], aether_n: 
 pub fn aether_vec4f_is_finite_aos(a: &[Vec4f], aether_out: &mut [bool]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_is_finite(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_is_finite(a);
     }
     Ok(())
 }
@@ -3711,8 +3711,8 @@ pub fn aether_vec4f_is_finite_soa(a: &[f32], aether_out: &mut [bool], aether_n: 
 pub fn aether_vec4d_is_finite_aos(a: &[Vec4d], aether_out: &mut [bool]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_is_finite(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_is_finite(a);
     }
     Ok(())
 }
@@ -3742,8 +3742,8 @@ pub fn aether_vec4d_is_finite_soa(a: &[f64], aether_out: &mut [bool], aether_n: 
 pub fn aether_vec2f_normalize_aos(a: &[Vec2f], aether_out: &mut [Vec2f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2f_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2f_normalize(a);
     }
     Ok(())
 }
@@ -3775,8 +3775,8 @@ pub fn aether_vec2f_normalize_soa(a: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_vec2d_normalize_aos(a: &[Vec2d], aether_out: &mut [Vec2d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec2d_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec2d_normalize(a);
     }
     Ok(())
 }
@@ -3808,8 +3808,8 @@ pub fn aether_vec2d_normalize_soa(a: &[f64], aether_out: &mut [f64], aether_n: u
 pub fn aether_vec3f_normalize_aos(a: &[Vec3f], aether_out: &mut [Vec3f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3f_normalize(a);
     }
     Ok(())
 }
@@ -3843,8 +3843,8 @@ pub fn aether_vec3f_normalize_soa(a: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_vec3d_normalize_aos(a: &[Vec3d], aether_out: &mut [Vec3d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec3d_normalize(a);
     }
     Ok(())
 }
@@ -3878,8 +3878,8 @@ pub fn aether_vec3d_normalize_soa(a: &[f64], aether_out: &mut [f64], aether_n: u
 pub fn aether_vec4f_normalize_aos(a: &[Vec4f], aether_out: &mut [Vec4f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4f_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4f_normalize(a);
     }
     Ok(())
 }
@@ -3915,8 +3915,8 @@ pub fn aether_vec4f_normalize_soa(a: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_vec4d_normalize_aos(a: &[Vec4d], aether_out: &mut [Vec4d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec4d_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_vec4d_normalize(a);
     }
     Ok(())
 }
@@ -3952,8 +3952,8 @@ pub fn aether_vec4d_normalize_soa(a: &[f64], aether_out: &mut [f64], aether_n: u
 pub fn aether_quatf_normalize_aos(a: &[Quatf], aether_out: &mut [Quatf]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatf_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_quatf_normalize(a);
     }
     Ok(())
 }
@@ -3989,8 +3989,8 @@ pub fn aether_quatf_normalize_soa(a: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_quatd_normalize_aos(a: &[Quatd], aether_out: &mut [Quatd]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatd_normalize(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_quatd_normalize(a);
     }
     Ok(())
 }
@@ -4027,8 +4027,8 @@ pub fn aether_vec3f_cross_aos(a: &[Vec3f], b: &[Vec3f], aether_out: &mut [Vec3f]
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_cross(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3f_cross(a, b);
     }
     Ok(())
 }
@@ -4065,8 +4065,8 @@ pub fn aether_vec3d_cross_aos(a: &[Vec3d], b: &[Vec3d], aether_out: &mut [Vec3d]
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_cross(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_vec3d_cross(a, b);
     }
     Ok(())
 }
@@ -4103,8 +4103,8 @@ pub fn aether_vec3f_reflect_aos(v: &[Vec3f], n: &[Vec3f], aether_out: &mut [Vec3
     let aether_n = aether_out.len();
     aether_fit("v", v.len(), 1, aether_n)?;
     aether_fit("n", n.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3f_reflect(v[aether_i], n[aether_i]);
+    for ((aether_o, &v), &n) in aether_out.iter_mut().zip(v).zip(n) {
+        *aether_o = aether_vec3f_reflect(v, n);
     }
     Ok(())
 }
@@ -4141,8 +4141,8 @@ pub fn aether_vec3d_reflect_aos(v: &[Vec3d], n: &[Vec3d], aether_out: &mut [Vec3
     let aether_n = aether_out.len();
     aether_fit("v", v.len(), 1, aether_n)?;
     aether_fit("n", n.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_vec3d_reflect(v[aether_i], n[aether_i]);
+    for ((aether_o, &v), &n) in aether_out.iter_mut().zip(v).zip(n) {
+        *aether_o = aether_vec3d_reflect(v, n);
     }
     Ok(())
 }
@@ -4179,8 +4179,8 @@ pub fn aether_quatf_mul_aos(a: &[Quatf], b: &[Quatf], aether_out: &mut [Quatf]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatf_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_quatf_mul(a, b);
     }
     Ok(())
 }
@@ -4219,8 +4219,8 @@ pub fn aether_quatd_mul_aos(a: &[Quatd], b: &[Quatd], aether_out: &mut [Quatd]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatd_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_quatd_mul(a, b);
     }
     Ok(())
 }
@@ -4258,8 +4258,8 @@ pub fn aether_quatd_mul_soa(a: &[f64], b: &[f64], aether_out: &mut [f64], aether
 pub fn aether_quatf_conjugate_aos(a: &[Quatf], aether_out: &mut [Quatf]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatf_conjugate(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_quatf_conjugate(a);
     }
     Ok(())
 }
@@ -4295,8 +4295,8 @@ pub fn aether_quatf_conjugate_soa(a: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_quatd_conjugate_aos(a: &[Quatd], aether_out: &mut [Quatd]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatd_conjugate(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_quatd_conjugate(a);
     }
     Ok(())
 }
@@ -4333,8 +4333,8 @@ pub fn aether_quatf_rotate_aos(q: &[Quatf], v: &[Vec3f], aether_out: &mut [Vec3f
     let aether_n = aether_out.len();
     aether_fit("q", q.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatf_rotate(q[aether_i], v[aether_i]);
+    for ((aether_o, &q), &v) in aether_out.iter_mut().zip(q).zip(v) {
+        *aether_o = aether_quatf_rotate(q, v);
     }
     Ok(())
 }
@@ -4371,8 +4371,8 @@ pub fn aether_quatd_rotate_aos(q: &[Quatd], v: &[Vec3d], aether_out: &mut [Vec3d
     let aether_n = aether_out.len();
     aether_fit("q", q.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatd_rotate(q[aether_i], v[aether_i]);
+    for ((aether_o, &q), &v) in aether_out.iter_mut().zip(q).zip(v) {
+        *aether_o = aether_quatd_rotate(q, v);
     }
     Ok(())
 }
@@ -4409,8 +4409,8 @@ pub fn aether_mat2f_mul_vec_aos(m: &[Mat2f], v: &[Vec2f], aether_out: &mut [Vec2
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2f_mul_vec(m[aether_i], v[aether_i]);
+    for ((aether_o, &m), &v) in aether_out.iter_mut().zip(m).zip(v) {
+        *aether_o = aether_mat2f_mul_vec(m, v);
     }
     Ok(())
 }
@@ -4445,8 +4445,8 @@ pub fn aether_mat2d_mul_vec_aos(m: &[Mat2d], v: &[Vec2d], aether_out: &mut [Vec2
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2d_mul_vec(m[aether_i], v[aether_i]);
+    for ((aether_o, &m), &v) in aether_out.iter_mut().zip(m).zip(v) {
+        *aether_o = aether_mat2d_mul_vec(m, v);
     }
     Ok(())
 }
@@ -4481,8 +4481,8 @@ pub fn aether_mat3f_mul_vec_aos(m: &[Mat3f], v: &[Vec3f], aether_out: &mut [Vec3
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3f_mul_vec(m[aether_i], v[aether_i]);
+    for ((aether_o, &m), &v) in aether_out.iter_mut().zip(m).zip(v) {
+        *aether_o = aether_mat3f_mul_vec(m, v);
     }
     Ok(())
 }
@@ -4519,8 +4519,8 @@ pub fn aether_mat3d_mul_vec_aos(m: &[Mat3d], v: &[Vec3d], aether_out: &mut [Vec3
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3d_mul_vec(m[aether_i], v[aether_i]);
+    for ((aether_o, &m), &v) in aether_out.iter_mut().zip(m).zip(v) {
+        *aether_o = aether_mat3d_mul_vec(m, v);
     }
     Ok(())
 }
@@ -4557,8 +4557,8 @@ pub fn aether_mat4f_mul_vec_aos(m: &[Mat4f], v: &[Vec4f], aether_out: &mut [Vec4
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4f_mul_vec(m[aether_i], v[aether_i]);
+    for ((aether_o, &m), &v) in aether_out.iter_mut().zip(m).zip(v) {
+        *aether_o = aether_mat4f_mul_vec(m, v);
     }
     Ok(())
 }
@@ -4597,8 +4597,8 @@ pub fn aether_mat4d_mul_vec_aos(m: &[Mat4d], v: &[Vec4d], aether_out: &mut [Vec4
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
     aether_fit("v", v.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4d_mul_vec(m[aether_i], v[aether_i]);
+    for ((aether_o, &m), &v) in aether_out.iter_mut().zip(m).zip(v) {
+        *aether_o = aether_mat4d_mul_vec(m, v);
     }
     Ok(())
 }
@@ -4637,8 +4637,8 @@ pub fn aether_mat2f_mul_aos(a: &[Mat2f], b: &[Mat2f], aether_out: &mut [Mat2f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2f_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat2f_mul(a, b);
     }
     Ok(())
 }
@@ -4677,8 +4677,8 @@ pub fn aether_mat2d_mul_aos(a: &[Mat2d], b: &[Mat2d], aether_out: &mut [Mat2d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2d_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat2d_mul(a, b);
     }
     Ok(())
 }
@@ -4717,8 +4717,8 @@ pub fn aether_mat3f_mul_aos(a: &[Mat3f], b: &[Mat3f], aether_out: &mut [Mat3f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3f_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat3f_mul(a, b);
     }
     Ok(())
 }
@@ -4767,8 +4767,8 @@ pub fn aether_mat3d_mul_aos(a: &[Mat3d], b: &[Mat3d], aether_out: &mut [Mat3d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3d_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat3d_mul(a, b);
     }
     Ok(())
 }
@@ -4817,8 +4817,8 @@ pub fn aether_mat4f_mul_aos(a: &[Mat4f], b: &[Mat4f], aether_out: &mut [Mat4f]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4f_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat4f_mul(a, b);
     }
     Ok(())
 }
@@ -4881,8 +4881,8 @@ pub fn aether_mat4d_mul_aos(a: &[Mat4d], b: &[Mat4d], aether_out: &mut [Mat4d]) 
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4d_mul(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat4d_mul(a, b);
     }
     Ok(())
 }
@@ -4944,8 +4944,8 @@ pub fn aether_mat4d_mul_soa(a: &[f64], b: &[f64], aether_out: &mut [f64], aether
 pub fn aether_mat2f_transpose_aos(m: &[Mat2f], aether_out: &mut [Mat2f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2f_transpose(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat2f_transpose(m);
     }
     Ok(())
 }
@@ -4981,8 +4981,8 @@ pub fn aether_mat2f_transpose_soa(m: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_mat2d_transpose_aos(m: &[Mat2d], aether_out: &mut [Mat2d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2d_transpose(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat2d_transpose(m);
     }
     Ok(())
 }
@@ -5018,8 +5018,8 @@ pub fn aether_mat2d_transpose_soa(m: &[f64], aether_out: &mut [f64], aether_n: u
 pub fn aether_mat3f_transpose_aos(m: &[Mat3f], aether_out: &mut [Mat3f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3f_transpose(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat3f_transpose(m);
     }
     Ok(())
 }
@@ -5065,8 +5065,8 @@ pub fn aether_mat3f_transpose_soa(m: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_mat3d_transpose_aos(m: &[Mat3d], aether_out: &mut [Mat3d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3d_transpose(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat3d_transpose(m);
     }
     Ok(())
 }
@@ -5112,8 +5112,8 @@ pub fn aether_mat3d_transpose_soa(m: &[f64], aether_out: &mut [f64], aether_n: u
 pub fn aether_mat4f_transpose_aos(m: &[Mat4f], aether_out: &mut [Mat4f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4f_transpose(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat4f_transpose(m);
     }
     Ok(())
 }
@@ -5173,8 +5173,8 @@ pub fn aether_mat4f_transpose_soa(m: &[f32], aether_out: &mut [f32], aether_n: u
 pub fn aether_mat4d_transpose_aos(m: &[Mat4d], aether_out: &mut [Mat4d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4d_transpose(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat4d_transpose(m);
     }
     Ok(())
 }
@@ -5501,8 +5501,8 @@ pub fn aether_mat2f_dot_aos(a: &[Mat2f], b: &[Mat2f], aether_out: &mut [f32]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2f_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat2f_dot(a, b);
     }
     Ok(())
 }
@@ -5535,8 +5535,8 @@ pub fn aether_mat2d_dot_aos(a: &[Mat2d], b: &[Mat2d], aether_out: &mut [f64]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2d_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat2d_dot(a, b);
     }
     Ok(())
 }
@@ -5569,8 +5569,8 @@ pub fn aether_mat3f_dot_aos(a: &[Mat3f], b: &[Mat3f], aether_out: &mut [f32]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3f_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat3f_dot(a, b);
     }
     Ok(())
 }
@@ -5603,8 +5603,8 @@ pub fn aether_mat3d_dot_aos(a: &[Mat3d], b: &[Mat3d], aether_out: &mut [f64]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3d_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat3d_dot(a, b);
     }
     Ok(())
 }
@@ -5637,8 +5637,8 @@ pub fn aether_mat4f_dot_aos(a: &[Mat4f], b: &[Mat4f], aether_out: &mut [f32]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4f_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat4f_dot(a, b);
     }
     Ok(())
 }
@@ -5671,8 +5671,8 @@ pub fn aether_mat4d_dot_aos(a: &[Mat4d], b: &[Mat4d], aether_out: &mut [f64]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4d_dot(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_mat4d_dot(a, b);
     }
     Ok(())
 }
@@ -5704,8 +5704,8 @@ pub fn aether_mat4d_dot_soa(a: &[f64], b: &[f64], aether_out: &mut [f64], aether
 pub fn aether_mat2f_determinant_aos(m: &[Mat2f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2f_determinant(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat2f_determinant(m);
     }
     Ok(())
 }
@@ -5735,8 +5735,8 @@ pub fn aether_mat2f_determinant_soa(m: &[f32], aether_out: &mut [f32], aether_n:
 pub fn aether_mat2d_determinant_aos(m: &[Mat2d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2d_determinant(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat2d_determinant(m);
     }
     Ok(())
 }
@@ -5766,8 +5766,8 @@ pub fn aether_mat2d_determinant_soa(m: &[f64], aether_out: &mut [f64], aether_n:
 pub fn aether_mat3f_determinant_aos(m: &[Mat3f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3f_determinant(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat3f_determinant(m);
     }
     Ok(())
 }
@@ -5797,8 +5797,8 @@ pub fn aether_mat3f_determinant_soa(m: &[f32], aether_out: &mut [f32], aether_n:
 pub fn aether_mat3d_determinant_aos(m: &[Mat3d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3d_determinant(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat3d_determinant(m);
     }
     Ok(())
 }
@@ -5828,8 +5828,8 @@ pub fn aether_mat3d_determinant_soa(m: &[f64], aether_out: &mut [f64], aether_n:
 pub fn aether_mat4f_determinant_aos(m: &[Mat4f], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4f_determinant(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat4f_determinant(m);
     }
     Ok(())
 }
@@ -5859,8 +5859,8 @@ pub fn aether_mat4f_determinant_soa(m: &[f32], aether_out: &mut [f32], aether_n:
 pub fn aether_mat4d_determinant_aos(m: &[Mat4d], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4d_determinant(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat4d_determinant(m);
     }
     Ok(())
 }
@@ -5890,8 +5890,8 @@ pub fn aether_mat4d_determinant_soa(m: &[f64], aether_out: &mut [f64], aether_n:
 pub fn aether_mat2f_inverse_adjugate_aos(m: &[Mat2f], aether_out: &mut [Mat2f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2f_inverse_adjugate(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat2f_inverse_adjugate(m);
     }
     Ok(())
 }
@@ -5927,8 +5927,8 @@ pub fn aether_mat2f_inverse_adjugate_soa(m: &[f32], aether_out: &mut [f32], aeth
 pub fn aether_mat2d_inverse_adjugate_aos(m: &[Mat2d], aether_out: &mut [Mat2d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat2d_inverse_adjugate(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat2d_inverse_adjugate(m);
     }
     Ok(())
 }
@@ -5964,8 +5964,8 @@ pub fn aether_mat2d_inverse_adjugate_soa(m: &[f64], aether_out: &mut [f64], aeth
 pub fn aether_mat3f_inverse_adjugate_aos(m: &[Mat3f], aether_out: &mut [Mat3f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3f_inverse_adjugate(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat3f_inverse_adjugate(m);
     }
     Ok(())
 }
@@ -6011,8 +6011,8 @@ pub fn aether_mat3f_inverse_adjugate_soa(m: &[f32], aether_out: &mut [f32], aeth
 pub fn aether_mat3d_inverse_adjugate_aos(m: &[Mat3d], aether_out: &mut [Mat3d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3d_inverse_adjugate(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat3d_inverse_adjugate(m);
     }
     Ok(())
 }
@@ -6058,8 +6058,8 @@ pub fn aether_mat3d_inverse_adjugate_soa(m: &[f64], aether_out: &mut [f64], aeth
 pub fn aether_mat4f_inverse_adjugate_aos(m: &[Mat4f], aether_out: &mut [Mat4f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4f_inverse_adjugate(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat4f_inverse_adjugate(m);
     }
     Ok(())
 }
@@ -6119,8 +6119,8 @@ pub fn aether_mat4f_inverse_adjugate_soa(m: &[f32], aether_out: &mut [f32], aeth
 pub fn aether_mat4d_inverse_adjugate_aos(m: &[Mat4d], aether_out: &mut [Mat4d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("m", m.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat4d_inverse_adjugate(m[aether_i]);
+    for (aether_o, &m) in aether_out.iter_mut().zip(m) {
+        *aether_o = aether_mat4d_inverse_adjugate(m);
     }
     Ok(())
 }
@@ -6182,8 +6182,8 @@ pub fn aether_f32_two_sum_err_aos(a: &[f32], b: &[f32], s: &[f32], aether_out: &
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_two_sum_err(a[aether_i], b[aether_i], s[aether_i]);
+    for (((aether_o, &a), &b), &s) in aether_out.iter_mut().zip(a).zip(b).zip(s) {
+        *aether_o = aether_f32_two_sum_err(a, b, s);
     }
     Ok(())
 }
@@ -6219,8 +6219,8 @@ pub fn aether_f64_two_sum_err_aos(a: &[f64], b: &[f64], s: &[f64], aether_out: &
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("s", s.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_two_sum_err(a[aether_i], b[aether_i], s[aether_i]);
+    for (((aether_o, &a), &b), &s) in aether_out.iter_mut().zip(a).zip(b).zip(s) {
+        *aether_o = aether_f64_two_sum_err(a, b, s);
     }
     Ok(())
 }
@@ -6255,8 +6255,8 @@ pub fn aether_f32_two_sum_aos(a: &[f32], b: &[f32], aether_out: &mut [Pairf]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_two_sum(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_f32_two_sum(a, b);
     }
     Ok(())
 }
@@ -6291,8 +6291,8 @@ pub fn aether_f64_two_sum_aos(a: &[f64], b: &[f64], aether_out: &mut [Paird]) ->
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_two_sum(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_f64_two_sum(a, b);
     }
     Ok(())
 }
@@ -6327,8 +6327,8 @@ pub fn aether_pairf_neumaier_add_aos(p: &[Pairf], x: &[f32], aether_out: &mut [P
     let aether_n = aether_out.len();
     aether_fit("p", p.len(), 1, aether_n)?;
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_pairf_neumaier_add(p[aether_i], x[aether_i]);
+    for ((aether_o, &p), &x) in aether_out.iter_mut().zip(p).zip(x) {
+        *aether_o = aether_pairf_neumaier_add(p, x);
     }
     Ok(())
 }
@@ -6363,8 +6363,8 @@ pub fn aether_paird_neumaier_add_aos(p: &[Paird], x: &[f64], aether_out: &mut [P
     let aether_n = aether_out.len();
     aether_fit("p", p.len(), 1, aether_n)?;
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_paird_neumaier_add(p[aether_i], x[aether_i]);
+    for ((aether_o, &p), &x) in aether_out.iter_mut().zip(p).zip(x) {
+        *aether_o = aether_paird_neumaier_add(p, x);
     }
     Ok(())
 }
@@ -6399,8 +6399,8 @@ pub fn aether_pairf_combine_aos(a: &[Pairf], b: &[Pairf], aether_out: &mut [Pair
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_pairf_combine(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_pairf_combine(a, b);
     }
     Ok(())
 }
@@ -6435,8 +6435,8 @@ pub fn aether_paird_combine_aos(a: &[Paird], b: &[Paird], aether_out: &mut [Pair
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_paird_combine(a[aether_i], b[aether_i]);
+    for ((aether_o, &a), &b) in aether_out.iter_mut().zip(a).zip(b) {
+        *aether_o = aether_paird_combine(a, b);
     }
     Ok(())
 }
@@ -6470,8 +6470,8 @@ pub fn aether_paird_combine_soa(a: &[f64], b: &[f64], aether_out: &mut [f64], ae
 pub fn aether_pairf_value_aos(p: &[Pairf], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("p", p.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_pairf_value(p[aether_i]);
+    for (aether_o, &p) in aether_out.iter_mut().zip(p) {
+        *aether_o = aether_pairf_value(p);
     }
     Ok(())
 }
@@ -6501,8 +6501,8 @@ pub fn aether_pairf_value_soa(p: &[f32], aether_out: &mut [f32], aether_n: usize
 pub fn aether_paird_value_aos(p: &[Paird], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("p", p.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_paird_value(p[aether_i]);
+    for (aether_o, &p) in aether_out.iter_mut().zip(p) {
+        *aether_o = aether_paird_value(p);
     }
     Ok(())
 }
@@ -6532,8 +6532,8 @@ pub fn aether_paird_value_soa(p: &[f64], aether_out: &mut [f64], aether_n: usize
 pub fn aether_f32_sin_poly_aos(u: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_sin_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f32_sin_poly(u);
     }
     Ok(())
 }
@@ -6563,8 +6563,8 @@ pub fn aether_f32_sin_poly_soa(u: &[f32], aether_out: &mut [f32], aether_n: usiz
 pub fn aether_f64_sin_poly_aos(u: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_sin_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f64_sin_poly(u);
     }
     Ok(())
 }
@@ -6594,8 +6594,8 @@ pub fn aether_f64_sin_poly_soa(u: &[f64], aether_out: &mut [f64], aether_n: usiz
 pub fn aether_f32_cos_poly_aos(u: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_cos_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f32_cos_poly(u);
     }
     Ok(())
 }
@@ -6625,8 +6625,8 @@ pub fn aether_f32_cos_poly_soa(u: &[f32], aether_out: &mut [f32], aether_n: usiz
 pub fn aether_f64_cos_poly_aos(u: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_cos_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f64_cos_poly(u);
     }
     Ok(())
 }
@@ -6656,8 +6656,8 @@ pub fn aether_f64_cos_poly_soa(u: &[f64], aether_out: &mut [f64], aether_n: usiz
 pub fn aether_f32_tan_poly_aos(u: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_tan_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f32_tan_poly(u);
     }
     Ok(())
 }
@@ -6687,8 +6687,8 @@ pub fn aether_f32_tan_poly_soa(u: &[f32], aether_out: &mut [f32], aether_n: usiz
 pub fn aether_f64_tan_poly_aos(u: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_tan_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f64_tan_poly(u);
     }
     Ok(())
 }
@@ -6718,8 +6718,8 @@ pub fn aether_f64_tan_poly_soa(u: &[f64], aether_out: &mut [f64], aether_n: usiz
 pub fn aether_f32_atan_poly_aos(u: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_atan_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f32_atan_poly(u);
     }
     Ok(())
 }
@@ -6749,8 +6749,8 @@ pub fn aether_f32_atan_poly_soa(u: &[f32], aether_out: &mut [f32], aether_n: usi
 pub fn aether_f64_atan_poly_aos(u: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("u", u.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_atan_poly(u[aether_i]);
+    for (aether_o, &u) in aether_out.iter_mut().zip(u) {
+        *aether_o = aether_f64_atan_poly(u);
     }
     Ok(())
 }
@@ -6780,8 +6780,8 @@ pub fn aether_f64_atan_poly_soa(u: &[f64], aether_out: &mut [f64], aether_n: usi
 pub fn aether_f32_asin_poly_aos(z: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("z", z.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_asin_poly(z[aether_i]);
+    for (aether_o, &z) in aether_out.iter_mut().zip(z) {
+        *aether_o = aether_f32_asin_poly(z);
     }
     Ok(())
 }
@@ -6811,8 +6811,8 @@ pub fn aether_f32_asin_poly_soa(z: &[f32], aether_out: &mut [f32], aether_n: usi
 pub fn aether_f64_asin_poly_aos(z: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("z", z.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_asin_poly(z[aether_i]);
+    for (aether_o, &z) in aether_out.iter_mut().zip(z) {
+        *aether_o = aether_f64_asin_poly(z);
     }
     Ok(())
 }
@@ -6842,8 +6842,8 @@ pub fn aether_f64_asin_poly_soa(z: &[f64], aether_out: &mut [f64], aether_n: usi
 pub fn aether_f32_exp_poly_aos(r: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_exp_poly(r[aether_i]);
+    for (aether_o, &r) in aether_out.iter_mut().zip(r) {
+        *aether_o = aether_f32_exp_poly(r);
     }
     Ok(())
 }
@@ -6873,8 +6873,8 @@ pub fn aether_f32_exp_poly_soa(r: &[f32], aether_out: &mut [f32], aether_n: usiz
 pub fn aether_f64_exp_poly_aos(r: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_exp_poly(r[aether_i]);
+    for (aether_o, &r) in aether_out.iter_mut().zip(r) {
+        *aether_o = aether_f64_exp_poly(r);
     }
     Ok(())
 }
@@ -6904,8 +6904,8 @@ pub fn aether_f64_exp_poly_soa(r: &[f64], aether_out: &mut [f64], aether_n: usiz
 pub fn aether_f32_exp2_poly_aos(r: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_exp2_poly(r[aether_i]);
+    for (aether_o, &r) in aether_out.iter_mut().zip(r) {
+        *aether_o = aether_f32_exp2_poly(r);
     }
     Ok(())
 }
@@ -6935,8 +6935,8 @@ pub fn aether_f32_exp2_poly_soa(r: &[f32], aether_out: &mut [f32], aether_n: usi
 pub fn aether_f64_exp2_poly_aos(r: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_exp2_poly(r[aether_i]);
+    for (aether_o, &r) in aether_out.iter_mut().zip(r) {
+        *aether_o = aether_f64_exp2_poly(r);
     }
     Ok(())
 }
@@ -6966,8 +6966,8 @@ pub fn aether_f64_exp2_poly_soa(r: &[f64], aether_out: &mut [f64], aether_n: usi
 pub fn aether_f32_log_poly_aos(z: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("z", z.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_log_poly(z[aether_i]);
+    for (aether_o, &z) in aether_out.iter_mut().zip(z) {
+        *aether_o = aether_f32_log_poly(z);
     }
     Ok(())
 }
@@ -6997,8 +6997,8 @@ pub fn aether_f32_log_poly_soa(z: &[f32], aether_out: &mut [f32], aether_n: usiz
 pub fn aether_f64_log_poly_aos(z: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("z", z.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_log_poly(z[aether_i]);
+    for (aether_o, &z) in aether_out.iter_mut().zip(z) {
+        *aether_o = aether_f64_log_poly(z);
     }
     Ok(())
 }
@@ -7028,8 +7028,8 @@ pub fn aether_f64_log_poly_soa(z: &[f64], aether_out: &mut [f64], aether_n: usiz
 pub fn aether_f32_pow_poly_aos(z: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("z", z.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_pow_poly(z[aether_i]);
+    for (aether_o, &z) in aether_out.iter_mut().zip(z) {
+        *aether_o = aether_f32_pow_poly(z);
     }
     Ok(())
 }
@@ -7059,8 +7059,8 @@ pub fn aether_f32_pow_poly_soa(z: &[f32], aether_out: &mut [f32], aether_n: usiz
 pub fn aether_f64_pow_poly_aos(z: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("z", z.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_pow_poly(z[aether_i]);
+    for (aether_o, &z) in aether_out.iter_mut().zip(z) {
+        *aether_o = aether_f64_pow_poly(z);
     }
     Ok(())
 }
@@ -7090,8 +7090,8 @@ pub fn aether_f64_pow_poly_soa(z: &[f64], aether_out: &mut [f64], aether_n: usiz
 pub fn aether_f32_sincos_aos(a: &[f32], aether_out: &mut [Vec2f]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_sincos(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f32_sincos(a);
     }
     Ok(())
 }
@@ -7123,8 +7123,8 @@ pub fn aether_f32_sincos_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize)
 pub fn aether_f64_sincos_aos(a: &[f64], aether_out: &mut [Vec2d]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_sincos(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f64_sincos(a);
     }
     Ok(())
 }
@@ -7156,8 +7156,8 @@ pub fn aether_f64_sincos_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize)
 pub fn aether_f32_sin_aos(a: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_sin(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f32_sin(a);
     }
     Ok(())
 }
@@ -7187,8 +7187,8 @@ pub fn aether_f32_sin_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) ->
 pub fn aether_f64_sin_aos(a: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_sin(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f64_sin(a);
     }
     Ok(())
 }
@@ -7218,8 +7218,8 @@ pub fn aether_f64_sin_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) ->
 pub fn aether_f32_cos_aos(a: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_cos(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f32_cos(a);
     }
     Ok(())
 }
@@ -7249,8 +7249,8 @@ pub fn aether_f32_cos_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) ->
 pub fn aether_f64_cos_aos(a: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_cos(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f64_cos(a);
     }
     Ok(())
 }
@@ -7280,8 +7280,8 @@ pub fn aether_f64_cos_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) ->
 pub fn aether_f32_atan_aos(x: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_atan(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f32_atan(x);
     }
     Ok(())
 }
@@ -7311,8 +7311,8 @@ pub fn aether_f32_atan_soa(x: &[f32], aether_out: &mut [f32], aether_n: usize) -
 pub fn aether_f64_atan_aos(x: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_atan(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f64_atan(x);
     }
     Ok(())
 }
@@ -7343,8 +7343,8 @@ pub fn aether_f32_atan2_aos(y: &[f32], x: &[f32], aether_out: &mut [f32]) -> Res
     let aether_n = aether_out.len();
     aether_fit("y", y.len(), 1, aether_n)?;
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_atan2(y[aether_i], x[aether_i]);
+    for ((aether_o, &y), &x) in aether_out.iter_mut().zip(y).zip(x) {
+        *aether_o = aether_f32_atan2(y, x);
     }
     Ok(())
 }
@@ -7377,8 +7377,8 @@ pub fn aether_f64_atan2_aos(y: &[f64], x: &[f64], aether_out: &mut [f64]) -> Res
     let aether_n = aether_out.len();
     aether_fit("y", y.len(), 1, aether_n)?;
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_atan2(y[aether_i], x[aether_i]);
+    for ((aether_o, &y), &x) in aether_out.iter_mut().zip(y).zip(x) {
+        *aether_o = aether_f64_atan2(y, x);
     }
     Ok(())
 }
@@ -7410,8 +7410,8 @@ pub fn aether_f64_atan2_soa(y: &[f64], x: &[f64], aether_out: &mut [f64], aether
 pub fn aether_f32_exp_aos(x: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_exp(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f32_exp(x);
     }
     Ok(())
 }
@@ -7441,8 +7441,8 @@ pub fn aether_f32_exp_soa(x: &[f32], aether_out: &mut [f32], aether_n: usize) ->
 pub fn aether_f64_exp_aos(x: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_exp(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f64_exp(x);
     }
     Ok(())
 }
@@ -7472,8 +7472,8 @@ pub fn aether_f64_exp_soa(x: &[f64], aether_out: &mut [f64], aether_n: usize) ->
 pub fn aether_f32_log_aos(x: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_log(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f32_log(x);
     }
     Ok(())
 }
@@ -7503,8 +7503,8 @@ pub fn aether_f32_log_soa(x: &[f32], aether_out: &mut [f32], aether_n: usize) ->
 pub fn aether_f64_log_aos(x: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_log(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f64_log(x);
     }
     Ok(())
 }
@@ -7534,8 +7534,8 @@ pub fn aether_f64_log_soa(x: &[f64], aether_out: &mut [f64], aether_n: usize) ->
 pub fn aether_f32_exp2_aos(x: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_exp2(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f32_exp2(x);
     }
     Ok(())
 }
@@ -7565,8 +7565,8 @@ pub fn aether_f32_exp2_soa(x: &[f32], aether_out: &mut [f32], aether_n: usize) -
 pub fn aether_f64_exp2_aos(x: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_exp2(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f64_exp2(x);
     }
     Ok(())
 }
@@ -7596,8 +7596,8 @@ pub fn aether_f64_exp2_soa(x: &[f64], aether_out: &mut [f64], aether_n: usize) -
 pub fn aether_f32_log2_aos(x: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_log2(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f32_log2(x);
     }
     Ok(())
 }
@@ -7627,8 +7627,8 @@ pub fn aether_f32_log2_soa(x: &[f32], aether_out: &mut [f32], aether_n: usize) -
 pub fn aether_f64_log2_aos(x: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_log2(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f64_log2(x);
     }
     Ok(())
 }
@@ -7659,8 +7659,8 @@ pub fn aether_f32_pow_aos(x: &[f32], y: &[f32], aether_out: &mut [f32]) -> Resul
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
     aether_fit("y", y.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_pow(x[aether_i], y[aether_i]);
+    for ((aether_o, &x), &y) in aether_out.iter_mut().zip(x).zip(y) {
+        *aether_o = aether_f32_pow(x, y);
     }
     Ok(())
 }
@@ -7693,8 +7693,8 @@ pub fn aether_f64_pow_aos(x: &[f64], y: &[f64], aether_out: &mut [f64]) -> Resul
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
     aether_fit("y", y.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_pow(x[aether_i], y[aether_i]);
+    for ((aether_o, &x), &y) in aether_out.iter_mut().zip(x).zip(y) {
+        *aether_o = aether_f64_pow(x, y);
     }
     Ok(())
 }
@@ -7726,8 +7726,8 @@ pub fn aether_f64_pow_soa(x: &[f64], y: &[f64], aether_out: &mut [f64], aether_n
 pub fn aether_f32_tan_aos(a: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_tan(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f32_tan(a);
     }
     Ok(())
 }
@@ -7757,8 +7757,8 @@ pub fn aether_f32_tan_soa(a: &[f32], aether_out: &mut [f32], aether_n: usize) ->
 pub fn aether_f64_tan_aos(a: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("a", a.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_tan(a[aether_i]);
+    for (aether_o, &a) in aether_out.iter_mut().zip(a) {
+        *aether_o = aether_f64_tan(a);
     }
     Ok(())
 }
@@ -7788,8 +7788,8 @@ pub fn aether_f64_tan_soa(a: &[f64], aether_out: &mut [f64], aether_n: usize) ->
 pub fn aether_f32_asin_aos(x: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_asin(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f32_asin(x);
     }
     Ok(())
 }
@@ -7819,8 +7819,8 @@ pub fn aether_f32_asin_soa(x: &[f32], aether_out: &mut [f32], aether_n: usize) -
 pub fn aether_f64_asin_aos(x: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_asin(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f64_asin(x);
     }
     Ok(())
 }
@@ -7850,8 +7850,8 @@ pub fn aether_f64_asin_soa(x: &[f64], aether_out: &mut [f64], aether_n: usize) -
 pub fn aether_f32_acos_aos(x: &[f32], aether_out: &mut [f32]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_acos(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f32_acos(x);
     }
     Ok(())
 }
@@ -7881,8 +7881,8 @@ pub fn aether_f32_acos_soa(x: &[f32], aether_out: &mut [f32], aether_n: usize) -
 pub fn aether_f64_acos_aos(x: &[f64], aether_out: &mut [f64]) -> Result<(), LengthError> {
     let aether_n = aether_out.len();
     aether_fit("x", x.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_acos(x[aether_i]);
+    for (aether_o, &x) in aether_out.iter_mut().zip(x) {
+        *aether_o = aether_f64_acos(x);
     }
     Ok(())
 }
@@ -7913,8 +7913,8 @@ pub fn aether_quatf_from_axis_angle_aos(axis: &[Vec3f], angle: &[f32], aether_ou
     let aether_n = aether_out.len();
     aether_fit("axis", axis.len(), 1, aether_n)?;
     aether_fit("angle", angle.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatf_from_axis_angle(axis[aether_i], angle[aether_i]);
+    for ((aether_o, &axis), &angle) in aether_out.iter_mut().zip(axis).zip(angle) {
+        *aether_o = aether_quatf_from_axis_angle(axis, angle);
     }
     Ok(())
 }
@@ -7953,8 +7953,8 @@ pub fn aether_quatd_from_axis_angle_aos(axis: &[Vec3d], angle: &[f64], aether_ou
     let aether_n = aether_out.len();
     aether_fit("axis", axis.len(), 1, aether_n)?;
     aether_fit("angle", angle.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatd_from_axis_angle(axis[aether_i], angle[aether_i]);
+    for ((aether_o, &axis), &angle) in aether_out.iter_mut().zip(axis).zip(angle) {
+        *aether_o = aether_quatd_from_axis_angle(axis, angle);
     }
     Ok(())
 }
@@ -7994,8 +7994,8 @@ pub fn aether_mat3f_from_euler_xyz_aos(ax: &[f32], ay: &[f32], az: &[f32], aethe
     aether_fit("ax", ax.len(), 1, aether_n)?;
     aether_fit("ay", ay.len(), 1, aether_n)?;
     aether_fit("az", az.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3f_from_euler_xyz(ax[aether_i], ay[aether_i], az[aether_i]);
+    for (((aether_o, &ax), &ay), &az) in aether_out.iter_mut().zip(ax).zip(ay).zip(az) {
+        *aether_o = aether_mat3f_from_euler_xyz(ax, ay, az);
     }
     Ok(())
 }
@@ -8047,8 +8047,8 @@ pub fn aether_mat3d_from_euler_xyz_aos(ax: &[f64], ay: &[f64], az: &[f64], aethe
     aether_fit("ax", ax.len(), 1, aether_n)?;
     aether_fit("ay", ay.len(), 1, aether_n)?;
     aether_fit("az", az.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_mat3d_from_euler_xyz(ax[aether_i], ay[aether_i], az[aether_i]);
+    for (((aether_o, &ax), &ay), &az) in aether_out.iter_mut().zip(ax).zip(ay).zip(az) {
+        *aether_o = aether_mat3d_from_euler_xyz(ax, ay, az);
     }
     Ok(())
 }
@@ -8100,8 +8100,8 @@ pub fn aether_quatf_slerp_aos(a: &[Quatf], b: &[Quatf], t: &[f32], aether_out: &
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatf_slerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_quatf_slerp(a, b, t);
     }
     Ok(())
 }
@@ -8143,8 +8143,8 @@ pub fn aether_quatd_slerp_aos(a: &[Quatd], b: &[Quatd], t: &[f64], aether_out: &
     aether_fit("a", a.len(), 1, aether_n)?;
     aether_fit("b", b.len(), 1, aether_n)?;
     aether_fit("t", t.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_quatd_slerp(a[aether_i], b[aether_i], t[aether_i]);
+    for (((aether_o, &a), &b), &t) in aether_out.iter_mut().zip(a).zip(b).zip(t) {
+        *aether_o = aether_quatd_slerp(a, b, t);
     }
     Ok(())
 }
@@ -8186,8 +8186,8 @@ pub fn aether_f32_jacobi_rotation_aos(app: &[f32], aqq: &[f32], apq: &[f32], aet
     aether_fit("app", app.len(), 1, aether_n)?;
     aether_fit("aqq", aqq.len(), 1, aether_n)?;
     aether_fit("apq", apq.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_jacobi_rotation(app[aether_i], aqq[aether_i], apq[aether_i]);
+    for (((aether_o, &app), &aqq), &apq) in aether_out.iter_mut().zip(app).zip(aqq).zip(apq) {
+        *aether_o = aether_f32_jacobi_rotation(app, aqq, apq);
     }
     Ok(())
 }
@@ -8229,8 +8229,8 @@ pub fn aether_f64_jacobi_rotation_aos(app: &[f64], aqq: &[f64], apq: &[f64], aet
     aether_fit("app", app.len(), 1, aether_n)?;
     aether_fit("aqq", aqq.len(), 1, aether_n)?;
     aether_fit("apq", apq.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_jacobi_rotation(app[aether_i], aqq[aether_i], apq[aether_i]);
+    for (((aether_o, &app), &aqq), &apq) in aether_out.iter_mut().zip(app).zip(aqq).zip(apq) {
+        *aether_o = aether_f64_jacobi_rotation(app, aqq, apq);
     }
     Ok(())
 }
@@ -8272,8 +8272,8 @@ pub fn aether_f32_jacobi_update_aos(g: &[f32], h: &[f32], r: &[Rotationf], aethe
     aether_fit("g", g.len(), 1, aether_n)?;
     aether_fit("h", h.len(), 1, aether_n)?;
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_jacobi_update(g[aether_i], h[aether_i], r[aether_i]);
+    for (((aether_o, &g), &h), &r) in aether_out.iter_mut().zip(g).zip(h).zip(r) {
+        *aether_o = aether_f32_jacobi_update(g, h, r);
     }
     Ok(())
 }
@@ -8311,8 +8311,8 @@ pub fn aether_f64_jacobi_update_aos(g: &[f64], h: &[f64], r: &[Rotationd], aethe
     aether_fit("g", g.len(), 1, aether_n)?;
     aether_fit("h", h.len(), 1, aether_n)?;
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_jacobi_update(g[aether_i], h[aether_i], r[aether_i]);
+    for (((aether_o, &g), &h), &r) in aether_out.iter_mut().zip(g).zip(h).zip(r) {
+        *aether_o = aether_f64_jacobi_update(g, h, r);
     }
     Ok(())
 }
@@ -8351,8 +8351,8 @@ pub fn aether_f32_jacobi_diag_aos(app: &[f32], aqq: &[f32], apq: &[f32], r: &[Ro
     aether_fit("aqq", aqq.len(), 1, aether_n)?;
     aether_fit("apq", apq.len(), 1, aether_n)?;
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f32_jacobi_diag(app[aether_i], aqq[aether_i], apq[aether_i], r[aether_i]);
+    for ((((aether_o, &app), &aqq), &apq), &r) in aether_out.iter_mut().zip(app).zip(aqq).zip(apq).zip(r) {
+        *aether_o = aether_f32_jacobi_diag(app, aqq, apq, r);
     }
     Ok(())
 }
@@ -8393,8 +8393,8 @@ pub fn aether_f64_jacobi_diag_aos(app: &[f64], aqq: &[f64], apq: &[f64], r: &[Ro
     aether_fit("aqq", aqq.len(), 1, aether_n)?;
     aether_fit("apq", apq.len(), 1, aether_n)?;
     aether_fit("r", r.len(), 1, aether_n)?;
-    for (aether_i, aether_o) in aether_out.iter_mut().enumerate() {
-        *aether_o = aether_f64_jacobi_diag(app[aether_i], aqq[aether_i], apq[aether_i], r[aether_i]);
+    for ((((aether_o, &app), &aqq), &apq), &r) in aether_out.iter_mut().zip(app).zip(aqq).zip(apq).zip(r) {
+        *aether_o = aether_f64_jacobi_diag(app, aqq, apq, r);
     }
     Ok(())
 }

@@ -2366,184 +2366,166 @@ pub fn aether_vec4d_is_finite(a: Vec4d) -> bool {
     return (a.w.is_finite() && (a.z.is_finite() && (a.y.is_finite() && a.x.is_finite())));
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_vec2f_normalize(a: Vec2f) -> Vec2f {
     let n: f32 = aether_sqrt_f32(((a.y * a.y) + (a.x * a.x)));
-    let div_r: f32 = (1.0_f32 / n);
+    let s: f32 = (if (n > 0.0_f32) { n } else { 1.0_f32 });
+    let div_r: f32 = (1.0_f32 / s);
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
-    return Vec2f {
-        x: (if (n > 0.0_f32) { d_x } else { a.x }),
-        y: (if (n > 0.0_f32) { d_y } else { a.y }),
-    };
+    return Vec2f { x: d_x, y: d_y };
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_vec2d_normalize(a: Vec2d) -> Vec2d {
     let n: f64 = aether_sqrt_f64(((a.y * a.y) + (a.x * a.x)));
-    let div_r: f64 = (1.0_f64 / n);
+    let s: f64 = (if (n > 0.0_f64) { n } else { 1.0_f64 });
+    let div_r: f64 = (1.0_f64 / s);
     let d_x: f64 = (div_r * a.x);
     let d_y: f64 = (div_r * a.y);
-    return Vec2d {
-        x: (if (n > 0.0_f64) { d_x } else { a.x }),
-        y: (if (n > 0.0_f64) { d_y } else { a.y }),
-    };
+    return Vec2d { x: d_x, y: d_y };
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_vec3f_normalize(a: Vec3f) -> Vec3f {
     let n: f32 = aether_sqrt_f32(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-    let div_r: f32 = (1.0_f32 / n);
+    let s: f32 = (if (n > 0.0_f32) { n } else { 1.0_f32 });
+    let div_r: f32 = (1.0_f32 / s);
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
-    return Vec3f {
-        x: (if (n > 0.0_f32) { d_x } else { a.x }),
-        y: (if (n > 0.0_f32) { d_y } else { a.y }),
-        z: (if (n > 0.0_f32) { d_z } else { a.z }),
-    };
+    return Vec3f { x: d_x, y: d_y, z: d_z };
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_vec3d_normalize(a: Vec3d) -> Vec3d {
     let n: f64 = aether_sqrt_f64(((a.z * a.z) + ((a.y * a.y) + (a.x * a.x))));
-    let div_r: f64 = (1.0_f64 / n);
+    let s: f64 = (if (n > 0.0_f64) { n } else { 1.0_f64 });
+    let div_r: f64 = (1.0_f64 / s);
     let d_x: f64 = (div_r * a.x);
     let d_y: f64 = (div_r * a.y);
     let d_z: f64 = (div_r * a.z);
-    return Vec3d {
-        x: (if (n > 0.0_f64) { d_x } else { a.x }),
-        y: (if (n > 0.0_f64) { d_y } else { a.y }),
-        z: (if (n > 0.0_f64) { d_z } else { a.z }),
-    };
+    return Vec3d { x: d_x, y: d_y, z: d_z };
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_vec4f_normalize(a: Vec4f) -> Vec4f {
     let n: f32 = aether_sqrt_f32(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-    let div_r: f32 = (1.0_f32 / n);
+    let s: f32 = (if (n > 0.0_f32) { n } else { 1.0_f32 });
+    let div_r: f32 = (1.0_f32 / s);
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
     let d_w: f32 = (div_r * a.w);
-    return Vec4f {
-        x: (if (n > 0.0_f32) { d_x } else { a.x }),
-        y: (if (n > 0.0_f32) { d_y } else { a.y }),
-        z: (if (n > 0.0_f32) { d_z } else { a.z }),
-        w: (if (n > 0.0_f32) { d_w } else { a.w }),
-    };
+    return Vec4f { x: d_x, y: d_y, z: d_z, w: d_w };
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_vec4d_normalize(a: Vec4d) -> Vec4d {
     let n: f64 = aether_sqrt_f64(((a.w * a.w) + ((a.z * a.z) + ((a.y * a.y) + (a.x * a.x)))));
-    let div_r: f64 = (1.0_f64 / n);
+    let s: f64 = (if (n > 0.0_f64) { n } else { 1.0_f64 });
+    let div_r: f64 = (1.0_f64 / s);
     let d_x: f64 = (div_r * a.x);
     let d_y: f64 = (div_r * a.y);
     let d_z: f64 = (div_r * a.z);
     let d_w: f64 = (div_r * a.w);
-    return Vec4d {
-        x: (if (n > 0.0_f64) { d_x } else { a.x }),
-        y: (if (n > 0.0_f64) { d_y } else { a.y }),
-        z: (if (n > 0.0_f64) { d_z } else { a.z }),
-        w: (if (n > 0.0_f64) { d_w } else { a.w }),
-    };
+    return Vec4d { x: d_x, y: d_y, z: d_z, w: d_w };
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_quatf_normalize(a: Quatf) -> Quatf {
     let n: f32 = aether_sqrt_f32(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-    let div_r: f32 = (1.0_f32 / n);
+    let s: f32 = (if (n > 0.0_f32) { n } else { 1.0_f32 });
+    let div_r: f32 = (1.0_f32 / s);
     let d_w: f32 = (div_r * a.w);
     let d_x: f32 = (div_r * a.x);
     let d_y: f32 = (div_r * a.y);
     let d_z: f32 = (div_r * a.z);
-    return Quatf {
-        w: (if (n > 0.0_f32) { d_w } else { a.w }),
-        x: (if (n > 0.0_f32) { d_x } else { a.x }),
-        y: (if (n > 0.0_f32) { d_y } else { a.y }),
-        z: (if (n > 0.0_f32) { d_z } else { a.z }),
-    };
+    return Quatf { w: d_w, x: d_x, y: d_y, z: d_z };
 }
 
-/// Normalize: n = norm(a), then div(a, n) (one reciprocal). When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) the input is returned unchanged.
+/// Normalize: n = norm(a), then div(a, s) (one reciprocal) with s = n. When n \> 0 is false (a zero vector, a squared norm that underflows to zero, or NaN) s is 1 instead, and div(a, 1) returns the input unchanged (1 / 1 is 1, and x * 1 is x for every x; a signaling NaN comes back quiet). One select, on the divisor, not one per component: the bits of a select per component, and a per-lane form pays for one.
 ///
 /// Spec (the operations and their order, exactly):
 /// ```text
 /// n = norm(a)
-/// d = div(a, n)
-/// out[i] = n > 0 ? d[i] : a[i]
+/// s = n > 0 ? n : 1
+/// d = div(a, s)
+/// out[i] = d[i]
 /// ```
 #[inline]
 pub fn aether_quatd_normalize(a: Quatd) -> Quatd {
     let n: f64 = aether_sqrt_f64(((a.z * a.z) + ((a.y * a.y) + ((a.x * a.x) + (a.w * a.w)))));
-    let div_r: f64 = (1.0_f64 / n);
+    let s: f64 = (if (n > 0.0_f64) { n } else { 1.0_f64 });
+    let div_r: f64 = (1.0_f64 / s);
     let d_w: f64 = (div_r * a.w);
     let d_x: f64 = (div_r * a.x);
     let d_y: f64 = (div_r * a.y);
     let d_z: f64 = (div_r * a.z);
-    return Quatd {
-        w: (if (n > 0.0_f64) { d_w } else { a.w }),
-        x: (if (n > 0.0_f64) { d_x } else { a.x }),
-        y: (if (n > 0.0_f64) { d_y } else { a.y }),
-        z: (if (n > 0.0_f64) { d_z } else { a.z }),
-    };
+    return Quatd { w: d_w, x: d_x, y: d_y, z: d_z };
 }
 
 /// Cross product, each component a*b - c*d rounded product by product.
@@ -6152,15 +6134,12 @@ pub fn aether_quatf_slerp(a: Quatf, b: Quatf, t: f32) -> Quatf {
     let normalize_a_y: f32 = (a.y + (t * (c_y - a.y)));
     let normalize_a_z: f32 = (a.z + (t * (c_z - a.z)));
     let normalize_n: f32 = aether_sqrt_f32(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-    let div_r: f32 = (1.0_f32 / normalize_n);
+    let normalize_s: f32 = (if (normalize_n > 0.0_f32) { normalize_n } else { 1.0_f32 });
+    let div_r: f32 = (1.0_f32 / normalize_s);
     let normalize_d_w: f32 = (div_r * normalize_a_w);
     let normalize_d_x: f32 = (div_r * normalize_a_x);
     let normalize_d_y: f32 = (div_r * normalize_a_y);
     let normalize_d_z: f32 = (div_r * normalize_a_z);
-    let nl_w: f32 = (if (normalize_n > 0.0_f32) { normalize_d_w } else { normalize_a_w });
-    let nl_x: f32 = (if (normalize_n > 0.0_f32) { normalize_d_x } else { normalize_a_x });
-    let nl_y: f32 = (if (normalize_n > 0.0_f32) { normalize_d_y } else { normalize_a_y });
-    let nl_z: f32 = (if (normalize_n > 0.0_f32) { normalize_d_z } else { normalize_a_z });
     let asin_parts_a: f32 = aether_fabs_f32(d);
     let asin_parts_z: f32 = (if (asin_parts_a < 0.5_f32) { (asin_parts_a * asin_parts_a) } else { ((1.0_f32 - asin_parts_a) * 0.5_f32) });
     let asin_parts_s: f32 = aether_sqrt_f32(asin_parts_z);
@@ -6260,10 +6239,10 @@ pub fn aether_quatf_slerp(a: Quatf, b: Quatf, t: f32) -> Quatf {
     let sincos_sn_3: f32 = (if (th == 0.0_f32) { th } else { (if (sincos_q_3 == 0.0_f32) { sincos_sr_3 } else { (if (sincos_q_3 == 1.0_f32) { sincos_cr_3 } else { (if (sincos_q_3 == 2.0_f32) { (sincos_sr_3 * -1.0_f32) } else { (sincos_cr_3 * -1.0_f32) }) }) }) });
     let r: f32 = (1.0_f32 / sincos_sn_3);
     return Quatf {
-        w: (if (d > 0.99951171875_f32) { nl_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) }),
-        x: (if (d > 0.99951171875_f32) { nl_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) }),
-        y: (if (d > 0.99951171875_f32) { nl_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) }),
-        z: (if (d > 0.99951171875_f32) { nl_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) }),
+        w: (if (d > 0.99951171875_f32) { normalize_d_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) }),
+        x: (if (d > 0.99951171875_f32) { normalize_d_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) }),
+        y: (if (d > 0.99951171875_f32) { normalize_d_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) }),
+        z: (if (d > 0.99951171875_f32) { normalize_d_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) }),
     };
 }
 
@@ -6296,15 +6275,12 @@ pub fn aether_quatd_slerp(a: Quatd, b: Quatd, t: f64) -> Quatd {
     let normalize_a_y: f64 = (a.y + (t * (c_y - a.y)));
     let normalize_a_z: f64 = (a.z + (t * (c_z - a.z)));
     let normalize_n: f64 = aether_sqrt_f64(((normalize_a_z * normalize_a_z) + ((normalize_a_y * normalize_a_y) + ((normalize_a_x * normalize_a_x) + (normalize_a_w * normalize_a_w)))));
-    let div_r: f64 = (1.0_f64 / normalize_n);
+    let normalize_s: f64 = (if (normalize_n > 0.0_f64) { normalize_n } else { 1.0_f64 });
+    let div_r: f64 = (1.0_f64 / normalize_s);
     let normalize_d_w: f64 = (div_r * normalize_a_w);
     let normalize_d_x: f64 = (div_r * normalize_a_x);
     let normalize_d_y: f64 = (div_r * normalize_a_y);
     let normalize_d_z: f64 = (div_r * normalize_a_z);
-    let nl_w: f64 = (if (normalize_n > 0.0_f64) { normalize_d_w } else { normalize_a_w });
-    let nl_x: f64 = (if (normalize_n > 0.0_f64) { normalize_d_x } else { normalize_a_x });
-    let nl_y: f64 = (if (normalize_n > 0.0_f64) { normalize_d_y } else { normalize_a_y });
-    let nl_z: f64 = (if (normalize_n > 0.0_f64) { normalize_d_z } else { normalize_a_z });
     let asin_parts_a: f64 = aether_fabs_f64(d);
     let asin_parts_z: f64 = (if (asin_parts_a < 0.5_f64) { (asin_parts_a * asin_parts_a) } else { ((1.0_f64 - asin_parts_a) * 0.5_f64) });
     let asin_parts_s: f64 = aether_sqrt_f64(asin_parts_z);
@@ -6404,10 +6380,10 @@ pub fn aether_quatd_slerp(a: Quatd, b: Quatd, t: f64) -> Quatd {
     let sincos_sn_3: f64 = (if (th == 0.0_f64) { th } else { (if (sincos_q_3 == 0.0_f64) { sincos_sr_3 } else { (if (sincos_q_3 == 1.0_f64) { sincos_cr_3 } else { (if (sincos_q_3 == 2.0_f64) { (sincos_sr_3 * -1.0_f64) } else { (sincos_cr_3 * -1.0_f64) }) }) }) });
     let r: f64 = (1.0_f64 / sincos_sn_3);
     return Quatd {
-        w: (if (d > 0.99951171875_f64) { nl_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) }),
-        x: (if (d > 0.99951171875_f64) { nl_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) }),
-        y: (if (d > 0.99951171875_f64) { nl_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) }),
-        z: (if (d > 0.99951171875_f64) { nl_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) }),
+        w: (if (d > 0.99951171875_f64) { normalize_d_w } else { (((a.w * sincos_sn) + (c_w * sincos_sn_2)) * r) }),
+        x: (if (d > 0.99951171875_f64) { normalize_d_x } else { (((a.x * sincos_sn) + (c_x * sincos_sn_2)) * r) }),
+        y: (if (d > 0.99951171875_f64) { normalize_d_y } else { (((a.y * sincos_sn) + (c_y * sincos_sn_2)) * r) }),
+        z: (if (d > 0.99951171875_f64) { normalize_d_z } else { (((a.z * sincos_sn) + (c_z * sincos_sn_2)) * r) }),
     };
 }
 

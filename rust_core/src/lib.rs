@@ -76,7 +76,7 @@
 //! assert_eq!(dots, [1.0, 6.0]);
 //! ```
 //!
-//! Contract 0.1.0, `aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8`.
+//! Contract 0.1.0, `aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6`.
 
 #![no_std]
 #![deny(missing_docs)]
@@ -133,7 +133,7 @@ pub use predicate::*;
 
 /// The contract this crate was generated from: its name, version and
 /// fingerprint (the same string as the C core's `aether_contract_id()`).
-pub const CONTRACT_ID: &str = "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8";
+pub const CONTRACT_ID: &str = "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6";
 
 /// A kernel's slices do not fit: the slice `what` has `len` elements where
 /// `expected` were needed. The kernel wrote nothing.

@@ -5,7 +5,7 @@
 
 CONTRACT_NAME = "aether"
 CONTRACT_VERSION = "0.1.0"
-CONTRACT_ID = "aether 0.1.0 62de1ff56bb220ca6f117a74c543b2a8"
+CONTRACT_ID = "aether 0.1.0 0886c1cd1ead635408fd6ac6326032c6"
 
 # Element types: name -> (C type, struct-name letter, bits).
 TYPES = {
