@@ -156,6 +156,12 @@ rust_lane=(
     # on every corpus case and against the reference, every refused argument, numpy's own
     # results as the negative control, and the READMEs' Python blocks.
     "bash scripts/python.sh"
+    # The pure-C runner against the cbindgen-exported reference (8*10^3 random inputs per function
+    # here; `bash scripts/c-random.sh` runs 10^5), and the negative controls. C steps in this lane:
+    # the C lane holds the GPU-API and browser steps (about 23 minutes of the last CI run's 45 on
+    # the two lanes' 2 cores), and these two (about 11 minutes) level the lanes.
+    "bash scripts/c-random.sh 8000"
+    "bash scripts/negative-controls.sh"
 )
 c_lane=(
     "bash scripts/check-c.sh"
@@ -165,12 +171,7 @@ c_lane=(
     # The native coefficient search (tests/coefficients.rs's witnesses come from it) on a
     # control: a coefficient the corpus already sees must be found again (a few seconds).
     "python3 scripts/coefficient-search.py --tries 1000000 sincos:BF56C16C16C16966 exp:3F8111111110FF8B"
-    # The C consumer kit: the pure-C runner against the cbindgen-exported reference
-    # (8*10^3 random inputs per function here, to keep CI under 30 minutes with the polynomial
-    # functions added; `bash scripts/c-random.sh` runs 10^5), the
-    # negative controls, and every documented way to consume the core.
-    "bash scripts/c-random.sh 8000"
-    "bash scripts/negative-controls.sh"
+    # Every documented way to consume the core (the consumer kit).
     "bash scripts/consumer-kit.sh"
     # The CUDA core without a GPU (nvcc from PyPI, installed above): PTX of every function
     # for sm_90 and sm_75 with no fma and only .rn arithmetic, the plain-operator control
