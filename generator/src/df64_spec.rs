@@ -126,6 +126,8 @@ pub struct Df64Spec {
     pub targets: Vec<String>,
     /// The spec line of each entry of `targets`.
     pub target_lines: Vec<usize>,
+    /// The spec line of the `targets` key itself (where a missing entry is reported).
+    pub targets_line: usize,
     /// f64 families that do not run in df64.
     pub exclude: Vec<String>,
     pub min_magnitude: f64,
@@ -289,6 +291,7 @@ pub(crate) fn parse(
         doc: r.doc.get_ref().clone(),
         targets,
         target_lines,
+        targets_line: cx.lines.line(r.targets.span().start),
         exclude,
         min_magnitude,
         max_magnitude,

@@ -376,6 +376,21 @@ fn malformed_specs_get_exact_messages() {
             "df64.targets",
             "`metal`: df64 is printed by the targets without binary64 that print it (wgsl, glsl)",
         ),
+        // ... and every target that prints it is listed (an empty list was accepted).
+        (
+            "targets = [\"wgsl\", \"glsl\"]",
+            "targets = []",
+            0,
+            "df64.targets",
+            "`wgsl` prints df64 (the f64 functions on a target without binary64) but is not listed; list every such target (wgsl, glsl)",
+        ),
+        (
+            "targets = [\"wgsl\", \"glsl\"]",
+            "targets = [\"wgsl\"]",
+            0,
+            "df64.targets",
+            "`glsl` prints df64 (the f64 functions on a target without binary64) but is not listed; list every such target (wgsl, glsl)",
+        ),
         // Each band table states its target's accuracy per operation.
         (
             "[bands.wgsl]\nadd_sub_mul_ulp = 1.0\ndiv_ulp = 2.5\n",

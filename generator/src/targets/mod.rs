@@ -175,6 +175,15 @@ pub fn check_facts(model: &Model) -> Result<(), SpecError> {
                 return Err(err(*line, "df64.targets".into(), message));
             }
         }
+        // And the other way: a target that prints df64 is listed, so that the spec's list is
+        // the whole truth (`targets = []` was accepted while WGSL and GLSL went on printing it).
+        if let Some(unlisted) = printers.iter().find(|p| !d.targets.iter().any(|t| t == *p)) {
+            let message = format!(
+                "`{unlisted}` prints df64 (the f64 functions on a target without binary64) but is not listed; list every such target ({})",
+                printers.join(", ")
+            );
+            return Err(err(d.targets_line, "df64.targets".into(), message));
+        }
     }
     Ok(())
 }
