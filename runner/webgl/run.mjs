@@ -38,6 +38,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BASE_FLAGS } from '../../web/test/cdp.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -260,27 +261,14 @@ await new Promise((resolve, reject) => {
 const port = server.address().port;
 
 profile = fs.mkdtempSync(path.join(os.tmpdir(), 'aether-webgl-profile-'));
+// The web package's browser test launches Chromium with the same base flags (web/test/cdp.mjs);
+// WebGL2 here is ANGLE over SwiftShader, and Chromium's log goes to stderr for the failure report.
 const flags = [
-  '--headless=new',
-  '--no-sandbox',
+  ...BASE_FLAGS,
   '--use-angle=swiftshader',
   '--enable-unsafe-swiftshader',
   '--ignore-gpu-blocklist',
   '--disable-gpu-watchdog',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--no-default-browser-check',
-  '--no-proxy-server',
-  '--disable-extensions',
-  '--disable-default-apps',
-  '--disable-breakpad',
-  '--disable-dev-shm-usage',
-  '--disable-background-timer-throttling',
-  '--disable-renderer-backgrounding',
-  '--disable-backgrounding-occluded-windows',
   '--enable-logging=stderr',
   `--user-data-dir=${profile}`,
   `http://127.0.0.1:${port}/${token}/`,
