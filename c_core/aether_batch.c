@@ -5326,6 +5326,28 @@ static inline aether_quatf aether_quatf_mul_batch_item(const aether_quatf *aethe
     const aether_item_f32x4 aether_v14 = aether_v10 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v11, aether_v13), aether_v12);
     aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v14);
     return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_quatf aether_out;
+    aether_item_f32x4 aether_v0;
+    aether_item_load_halves_f32x4(aether_v0, (const char *)&a + 0u * sizeof(float));
+    aether_item_f32x4 aether_v1;
+    aether_item_load_halves_f32x4(aether_v1, (const char *)&b + 0u * sizeof(float));
+    const aether_item_f32x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2, aether_v1);
+    const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
+    const aether_item_i32x4 aether_v6 = {INT32_MIN, 0, INT32_MIN, 0};
+    const aether_item_f32x4 aether_v7 = aether_v3 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v4, aether_v6), aether_v5);
+    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i32x4 aether_v10 = {INT32_MIN, 0, 0, INT32_MIN};
+    const aether_item_f32x4 aether_v11 = aether_v7 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v8, aether_v10), aether_v9);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
+    const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v12, aether_v14), aether_v13);
+    aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v15);
+    return aether_out;
     #else
     aether_quatf aether_out;
     aether_out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
@@ -5366,6 +5388,39 @@ static inline aether_quatd aether_quatd_mul_batch_item(const aether_quatd *aethe
     const aether_item_i64x4 aether_v16 = {INT64_MIN, INT64_MIN, 0, 0};
     const aether_item_f64x4 aether_v17 = aether_v12 + aether_item_product_f64x4(aether_item_flip_f64x4(aether_v14, aether_v16), aether_v15);
     memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v17, sizeof aether_v17);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_quatd aether_out;
+    aether_item_f64x2 aether_v0;
+    memcpy(&aether_v0, (const char *)&a + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x2 aether_v1;
+    memcpy(&aether_v1, (const char *)&a + 2u * sizeof(double), sizeof aether_v1);
+    aether_item_f64x2 aether_v2;
+    memcpy(&aether_v2, (const char *)&b + 0u * sizeof(double), sizeof aether_v2);
+    aether_item_f64x2 aether_v3;
+    memcpy(&aether_v3, (const char *)&b + 2u * sizeof(double), sizeof aether_v3);
+    const aether_item_f64x2 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0);
+    const aether_item_f64x2 aether_v5 = aether_item_product_f64x2(aether_v4, aether_v2);
+    const aether_item_f64x2 aether_v6 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1);
+    const aether_item_f64x2 aether_v7 = __builtin_shufflevector(aether_v2, aether_v2, 1, 0);
+    const aether_item_i64x2 aether_v8 = {INT64_MIN, 0};
+    const aether_item_f64x2 aether_v9 = aether_v5 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v6, aether_v8), aether_v7);
+    const aether_item_f64x2 aether_v10 = __builtin_shufflevector(aether_v1, aether_v1, 0, 0);
+    const aether_item_i64x2 aether_v11 = {INT64_MIN, 0};
+    const aether_item_f64x2 aether_v12 = aether_v9 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v10, aether_v11), aether_v3);
+    const aether_item_f64x2 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 1, 1);
+    const aether_item_f64x2 aether_v14 = __builtin_shufflevector(aether_v3, aether_v3, 1, 0);
+    const aether_item_i64x2 aether_v15 = {INT64_MIN, INT64_MIN};
+    const aether_item_f64x2 aether_v16 = aether_v12 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v13, aether_v15), aether_v14);
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v16, sizeof aether_v16);
+    const aether_item_f64x2 aether_v17 = aether_item_product_f64x2(aether_v4, aether_v3);
+    const aether_item_i64x2 aether_v18 = {INT64_MIN, 0};
+    const aether_item_f64x2 aether_v19 = aether_v17 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v6, aether_v18), aether_v14);
+    const aether_item_i64x2 aether_v20 = {0, INT64_MIN};
+    const aether_item_f64x2 aether_v21 = aether_v19 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v10, aether_v20), aether_v2);
+    const aether_item_f64x2 aether_v22 = aether_item_product_f64x2(aether_v13, aether_v7);
+    const aether_item_f64x2 aether_v23 = aether_v21 + aether_v22;
+    memcpy((char *)&aether_out + 2u * sizeof(double), &aether_v23, sizeof aether_v23);
     return aether_out;
     #else
     aether_quatd aether_out;
@@ -5518,6 +5573,35 @@ static inline aether_vec4f aether_mat4f_mul_vec_batch_item(const aether_mat4f *a
     const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 2, 6);
     aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v13);
     return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_vec4f aether_out;
+    aether_item_f32x4 aether_v0;
+    aether_item_load_halves_f32x4(aether_v0, (const char *)&v + 0u * sizeof(float));
+    aether_item_f32x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&m + 0u * sizeof(float), sizeof aether_v1);
+    const aether_item_f32x4 aether_v2 = aether_item_product_f32x4(aether_v1, aether_v0);
+    aether_item_f32x4 aether_v3;
+    memcpy(&aether_v3, (const char *)&m + 4u * sizeof(float), sizeof aether_v3);
+    const aether_item_f32x4 aether_v4 = aether_item_product_f32x4(aether_v3, aether_v0);
+    aether_item_f32x4 aether_v5;
+    memcpy(&aether_v5, (const char *)&m + 8u * sizeof(float), sizeof aether_v5);
+    const aether_item_f32x4 aether_v6 = aether_item_product_f32x4(aether_v5, aether_v0);
+    aether_item_f32x4 aether_v7;
+    memcpy(&aether_v7, (const char *)&m + 12u * sizeof(float), sizeof aether_v7);
+    const aether_item_f32x4 aether_v8 = aether_item_product_f32x4(aether_v7, aether_v0);
+    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v2, aether_v4, 0, 4, 1, 5);
+    const aether_item_f32x4 aether_v10 = __builtin_shufflevector(aether_v2, aether_v4, 2, 6, 3, 7);
+    const aether_item_f32x4 aether_v11 = __builtin_shufflevector(aether_v6, aether_v8, 0, 4, 1, 5);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v6, aether_v8, 2, 6, 3, 7);
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v9, aether_v11, 0, 1, 4, 5);
+    const aether_item_f32x4 aether_v14 = __builtin_shufflevector(aether_v10, aether_v12, 0, 1, 4, 5);
+    const aether_item_f32x4 aether_v15 = __builtin_shufflevector(aether_v9, aether_v11, 2, 3, 6, 7);
+    const aether_item_f32x4 aether_v16 = __builtin_shufflevector(aether_v10, aether_v12, 2, 3, 6, 7);
+    const aether_item_f32x4 aether_v17 = aether_v13 + aether_v15;
+    const aether_item_f32x4 aether_v18 = aether_v14 + aether_v17;
+    const aether_item_f32x4 aether_v19 = aether_v16 + aether_v18;
+    aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v19);
+    return aether_out;
     #else
     aether_vec4f aether_out;
     aether_out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
@@ -5560,6 +5644,53 @@ static inline aether_vec4d aether_mat4d_mul_vec_batch_item(const aether_mat4d *a
     const aether_item_f64x4 aether_v18 = aether_v15 + aether_v17;
     const aether_item_f64x4 aether_v19 = aether_v16 + aether_v18;
     memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v19, sizeof aether_v19);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_vec4d aether_out;
+    aether_item_f64x2 aether_v0;
+    memcpy(&aether_v0, (const char *)&v + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x2 aether_v1;
+    memcpy(&aether_v1, (const char *)&v + 2u * sizeof(double), sizeof aether_v1);
+    aether_item_f64x2 aether_v2;
+    memcpy(&aether_v2, (const char *)&m + 0u * sizeof(double), sizeof aether_v2);
+    const aether_item_f64x2 aether_v3 = aether_item_product_f64x2(aether_v2, aether_v0);
+    aether_item_f64x2 aether_v4;
+    memcpy(&aether_v4, (const char *)&m + 2u * sizeof(double), sizeof aether_v4);
+    const aether_item_f64x2 aether_v5 = aether_item_product_f64x2(aether_v4, aether_v1);
+    aether_item_f64x2 aether_v6;
+    memcpy(&aether_v6, (const char *)&m + 4u * sizeof(double), sizeof aether_v6);
+    const aether_item_f64x2 aether_v7 = aether_item_product_f64x2(aether_v6, aether_v0);
+    aether_item_f64x2 aether_v8;
+    memcpy(&aether_v8, (const char *)&m + 6u * sizeof(double), sizeof aether_v8);
+    const aether_item_f64x2 aether_v9 = aether_item_product_f64x2(aether_v8, aether_v1);
+    aether_item_f64x2 aether_v10;
+    memcpy(&aether_v10, (const char *)&m + 8u * sizeof(double), sizeof aether_v10);
+    const aether_item_f64x2 aether_v11 = aether_item_product_f64x2(aether_v10, aether_v0);
+    aether_item_f64x2 aether_v12;
+    memcpy(&aether_v12, (const char *)&m + 10u * sizeof(double), sizeof aether_v12);
+    const aether_item_f64x2 aether_v13 = aether_item_product_f64x2(aether_v12, aether_v1);
+    aether_item_f64x2 aether_v14;
+    memcpy(&aether_v14, (const char *)&m + 12u * sizeof(double), sizeof aether_v14);
+    const aether_item_f64x2 aether_v15 = aether_item_product_f64x2(aether_v14, aether_v0);
+    aether_item_f64x2 aether_v16;
+    memcpy(&aether_v16, (const char *)&m + 14u * sizeof(double), sizeof aether_v16);
+    const aether_item_f64x2 aether_v17 = aether_item_product_f64x2(aether_v16, aether_v1);
+    const aether_item_f64x2 aether_v18 = __builtin_shufflevector(aether_v3, aether_v7, 0, 2);
+    const aether_item_f64x2 aether_v19 = __builtin_shufflevector(aether_v3, aether_v7, 1, 3);
+    const aether_item_f64x2 aether_v20 = __builtin_shufflevector(aether_v5, aether_v9, 0, 2);
+    const aether_item_f64x2 aether_v21 = __builtin_shufflevector(aether_v5, aether_v9, 1, 3);
+    const aether_item_f64x2 aether_v22 = aether_v18 + aether_v19;
+    const aether_item_f64x2 aether_v23 = aether_v20 + aether_v22;
+    const aether_item_f64x2 aether_v24 = aether_v21 + aether_v23;
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v24, sizeof aether_v24);
+    const aether_item_f64x2 aether_v25 = __builtin_shufflevector(aether_v11, aether_v15, 0, 2);
+    const aether_item_f64x2 aether_v26 = __builtin_shufflevector(aether_v11, aether_v15, 1, 3);
+    const aether_item_f64x2 aether_v27 = __builtin_shufflevector(aether_v13, aether_v17, 0, 2);
+    const aether_item_f64x2 aether_v28 = __builtin_shufflevector(aether_v13, aether_v17, 1, 3);
+    const aether_item_f64x2 aether_v29 = aether_v25 + aether_v26;
+    const aether_item_f64x2 aether_v30 = aether_v27 + aether_v29;
+    const aether_item_f64x2 aether_v31 = aether_v28 + aether_v30;
+    memcpy((char *)&aether_out + 2u * sizeof(double), &aether_v31, sizeof aether_v31);
     return aether_out;
     #else
     aether_vec4d aether_out;
@@ -5675,6 +5806,73 @@ static inline aether_mat4f aether_mat4f_mul_batch_item(const aether_mat4f *aethe
     const aether_item_f32x8 aether_v30 = aether_item_product_f32x8(aether_v29, aether_v7);
     const aether_item_f32x8 aether_v31 = aether_v30 + aether_v28;
     memcpy((char *)&aether_out + 8u * sizeof(float), &aether_v31, sizeof aether_v31);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_mat4f aether_out;
+    aether_item_f32x4 aether_v0;
+    memcpy(&aether_v0, (const char *)&b + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_f32x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&b + 4u * sizeof(float), sizeof aether_v1);
+    aether_item_f32x4 aether_v2;
+    memcpy(&aether_v2, (const char *)&b + 8u * sizeof(float), sizeof aether_v2);
+    aether_item_f32x4 aether_v3;
+    memcpy(&aether_v3, (const char *)&b + 12u * sizeof(float), sizeof aether_v3);
+    aether_item_f32x4 aether_v4;
+    memcpy(&aether_v4, (const char *)&a + 0u * sizeof(float), sizeof aether_v4);
+    const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v4, aether_v4, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v6 = aether_item_product_f32x4(aether_v5, aether_v0);
+    const aether_item_f32x4 aether_v7 = __builtin_shufflevector(aether_v4, aether_v4, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v8 = aether_item_product_f32x4(aether_v7, aether_v1);
+    const aether_item_f32x4 aether_v9 = aether_v8 + aether_v6;
+    const aether_item_f32x4 aether_v10 = __builtin_shufflevector(aether_v4, aether_v4, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v11 = aether_item_product_f32x4(aether_v10, aether_v2);
+    const aether_item_f32x4 aether_v12 = aether_v11 + aether_v9;
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v4, aether_v4, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v14 = aether_item_product_f32x4(aether_v13, aether_v3);
+    const aether_item_f32x4 aether_v15 = aether_v14 + aether_v12;
+    memcpy((char *)&aether_out + 0u * sizeof(float), &aether_v15, sizeof aether_v15);
+    aether_item_f32x4 aether_v16;
+    memcpy(&aether_v16, (const char *)&a + 4u * sizeof(float), sizeof aether_v16);
+    const aether_item_f32x4 aether_v17 = __builtin_shufflevector(aether_v16, aether_v16, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v18 = aether_item_product_f32x4(aether_v17, aether_v0);
+    const aether_item_f32x4 aether_v19 = __builtin_shufflevector(aether_v16, aether_v16, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v20 = aether_item_product_f32x4(aether_v19, aether_v1);
+    const aether_item_f32x4 aether_v21 = aether_v20 + aether_v18;
+    const aether_item_f32x4 aether_v22 = __builtin_shufflevector(aether_v16, aether_v16, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v23 = aether_item_product_f32x4(aether_v22, aether_v2);
+    const aether_item_f32x4 aether_v24 = aether_v23 + aether_v21;
+    const aether_item_f32x4 aether_v25 = __builtin_shufflevector(aether_v16, aether_v16, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v26 = aether_item_product_f32x4(aether_v25, aether_v3);
+    const aether_item_f32x4 aether_v27 = aether_v26 + aether_v24;
+    memcpy((char *)&aether_out + 4u * sizeof(float), &aether_v27, sizeof aether_v27);
+    aether_item_f32x4 aether_v28;
+    memcpy(&aether_v28, (const char *)&a + 8u * sizeof(float), sizeof aether_v28);
+    const aether_item_f32x4 aether_v29 = __builtin_shufflevector(aether_v28, aether_v28, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v30 = aether_item_product_f32x4(aether_v29, aether_v0);
+    const aether_item_f32x4 aether_v31 = __builtin_shufflevector(aether_v28, aether_v28, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v32 = aether_item_product_f32x4(aether_v31, aether_v1);
+    const aether_item_f32x4 aether_v33 = aether_v32 + aether_v30;
+    const aether_item_f32x4 aether_v34 = __builtin_shufflevector(aether_v28, aether_v28, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v35 = aether_item_product_f32x4(aether_v34, aether_v2);
+    const aether_item_f32x4 aether_v36 = aether_v35 + aether_v33;
+    const aether_item_f32x4 aether_v37 = __builtin_shufflevector(aether_v28, aether_v28, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v38 = aether_item_product_f32x4(aether_v37, aether_v3);
+    const aether_item_f32x4 aether_v39 = aether_v38 + aether_v36;
+    memcpy((char *)&aether_out + 8u * sizeof(float), &aether_v39, sizeof aether_v39);
+    aether_item_f32x4 aether_v40;
+    memcpy(&aether_v40, (const char *)&a + 12u * sizeof(float), sizeof aether_v40);
+    const aether_item_f32x4 aether_v41 = __builtin_shufflevector(aether_v40, aether_v40, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v42 = aether_item_product_f32x4(aether_v41, aether_v0);
+    const aether_item_f32x4 aether_v43 = __builtin_shufflevector(aether_v40, aether_v40, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v44 = aether_item_product_f32x4(aether_v43, aether_v1);
+    const aether_item_f32x4 aether_v45 = aether_v44 + aether_v42;
+    const aether_item_f32x4 aether_v46 = __builtin_shufflevector(aether_v40, aether_v40, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v47 = aether_item_product_f32x4(aether_v46, aether_v2);
+    const aether_item_f32x4 aether_v48 = aether_v47 + aether_v45;
+    const aether_item_f32x4 aether_v49 = __builtin_shufflevector(aether_v40, aether_v40, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v50 = aether_item_product_f32x4(aether_v49, aether_v3);
+    const aether_item_f32x4 aether_v51 = aether_v50 + aether_v48;
+    memcpy((char *)&aether_out + 12u * sizeof(float), &aether_v51, sizeof aether_v51);
     return aether_out;
     #else
     aether_mat4f aether_out;
@@ -5792,6 +5990,121 @@ static inline aether_mat4d aether_mat4d_mul_batch_item(const aether_mat4d *aethe
     const aether_item_f64x4 aether_v62 = aether_item_product_f64x4(aether_v61, aether_v3);
     const aether_item_f64x4 aether_v63 = aether_v62 + aether_v59;
     memcpy((char *)&aether_out + 12u * sizeof(double), &aether_v63, sizeof aether_v63);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_mat4d aether_out;
+    aether_item_f64x2 aether_v0;
+    memcpy(&aether_v0, (const char *)&b + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x2 aether_v1;
+    memcpy(&aether_v1, (const char *)&b + 2u * sizeof(double), sizeof aether_v1);
+    aether_item_f64x2 aether_v2;
+    memcpy(&aether_v2, (const char *)&b + 4u * sizeof(double), sizeof aether_v2);
+    aether_item_f64x2 aether_v3;
+    memcpy(&aether_v3, (const char *)&b + 6u * sizeof(double), sizeof aether_v3);
+    aether_item_f64x2 aether_v4;
+    memcpy(&aether_v4, (const char *)&b + 8u * sizeof(double), sizeof aether_v4);
+    aether_item_f64x2 aether_v5;
+    memcpy(&aether_v5, (const char *)&b + 10u * sizeof(double), sizeof aether_v5);
+    aether_item_f64x2 aether_v6;
+    memcpy(&aether_v6, (const char *)&b + 12u * sizeof(double), sizeof aether_v6);
+    aether_item_f64x2 aether_v7;
+    memcpy(&aether_v7, (const char *)&b + 14u * sizeof(double), sizeof aether_v7);
+    aether_item_f64x2 aether_v8;
+    memcpy(&aether_v8, (const char *)&a + 0u * sizeof(double), sizeof aether_v8);
+    aether_item_f64x2 aether_v9;
+    memcpy(&aether_v9, (const char *)&a + 2u * sizeof(double), sizeof aether_v9);
+    const aether_item_f64x2 aether_v10 = __builtin_shufflevector(aether_v8, aether_v8, 0, 0);
+    const aether_item_f64x2 aether_v11 = aether_item_product_f64x2(aether_v10, aether_v0);
+    const aether_item_f64x2 aether_v12 = __builtin_shufflevector(aether_v8, aether_v8, 1, 1);
+    const aether_item_f64x2 aether_v13 = aether_item_product_f64x2(aether_v12, aether_v2);
+    const aether_item_f64x2 aether_v14 = aether_v13 + aether_v11;
+    const aether_item_f64x2 aether_v15 = __builtin_shufflevector(aether_v9, aether_v9, 0, 0);
+    const aether_item_f64x2 aether_v16 = aether_item_product_f64x2(aether_v15, aether_v4);
+    const aether_item_f64x2 aether_v17 = aether_v16 + aether_v14;
+    const aether_item_f64x2 aether_v18 = __builtin_shufflevector(aether_v9, aether_v9, 1, 1);
+    const aether_item_f64x2 aether_v19 = aether_item_product_f64x2(aether_v18, aether_v6);
+    const aether_item_f64x2 aether_v20 = aether_v19 + aether_v17;
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v20, sizeof aether_v20);
+    const aether_item_f64x2 aether_v21 = aether_item_product_f64x2(aether_v10, aether_v1);
+    const aether_item_f64x2 aether_v22 = aether_item_product_f64x2(aether_v12, aether_v3);
+    const aether_item_f64x2 aether_v23 = aether_v22 + aether_v21;
+    const aether_item_f64x2 aether_v24 = aether_item_product_f64x2(aether_v15, aether_v5);
+    const aether_item_f64x2 aether_v25 = aether_v24 + aether_v23;
+    const aether_item_f64x2 aether_v26 = aether_item_product_f64x2(aether_v18, aether_v7);
+    const aether_item_f64x2 aether_v27 = aether_v26 + aether_v25;
+    memcpy((char *)&aether_out + 2u * sizeof(double), &aether_v27, sizeof aether_v27);
+    aether_item_f64x2 aether_v28;
+    memcpy(&aether_v28, (const char *)&a + 4u * sizeof(double), sizeof aether_v28);
+    aether_item_f64x2 aether_v29;
+    memcpy(&aether_v29, (const char *)&a + 6u * sizeof(double), sizeof aether_v29);
+    const aether_item_f64x2 aether_v30 = __builtin_shufflevector(aether_v28, aether_v28, 0, 0);
+    const aether_item_f64x2 aether_v31 = aether_item_product_f64x2(aether_v30, aether_v0);
+    const aether_item_f64x2 aether_v32 = __builtin_shufflevector(aether_v28, aether_v28, 1, 1);
+    const aether_item_f64x2 aether_v33 = aether_item_product_f64x2(aether_v32, aether_v2);
+    const aether_item_f64x2 aether_v34 = aether_v33 + aether_v31;
+    const aether_item_f64x2 aether_v35 = __builtin_shufflevector(aether_v29, aether_v29, 0, 0);
+    const aether_item_f64x2 aether_v36 = aether_item_product_f64x2(aether_v35, aether_v4);
+    const aether_item_f64x2 aether_v37 = aether_v36 + aether_v34;
+    const aether_item_f64x2 aether_v38 = __builtin_shufflevector(aether_v29, aether_v29, 1, 1);
+    const aether_item_f64x2 aether_v39 = aether_item_product_f64x2(aether_v38, aether_v6);
+    const aether_item_f64x2 aether_v40 = aether_v39 + aether_v37;
+    memcpy((char *)&aether_out + 4u * sizeof(double), &aether_v40, sizeof aether_v40);
+    const aether_item_f64x2 aether_v41 = aether_item_product_f64x2(aether_v30, aether_v1);
+    const aether_item_f64x2 aether_v42 = aether_item_product_f64x2(aether_v32, aether_v3);
+    const aether_item_f64x2 aether_v43 = aether_v42 + aether_v41;
+    const aether_item_f64x2 aether_v44 = aether_item_product_f64x2(aether_v35, aether_v5);
+    const aether_item_f64x2 aether_v45 = aether_v44 + aether_v43;
+    const aether_item_f64x2 aether_v46 = aether_item_product_f64x2(aether_v38, aether_v7);
+    const aether_item_f64x2 aether_v47 = aether_v46 + aether_v45;
+    memcpy((char *)&aether_out + 6u * sizeof(double), &aether_v47, sizeof aether_v47);
+    aether_item_f64x2 aether_v48;
+    memcpy(&aether_v48, (const char *)&a + 8u * sizeof(double), sizeof aether_v48);
+    aether_item_f64x2 aether_v49;
+    memcpy(&aether_v49, (const char *)&a + 10u * sizeof(double), sizeof aether_v49);
+    const aether_item_f64x2 aether_v50 = __builtin_shufflevector(aether_v48, aether_v48, 0, 0);
+    const aether_item_f64x2 aether_v51 = aether_item_product_f64x2(aether_v50, aether_v0);
+    const aether_item_f64x2 aether_v52 = __builtin_shufflevector(aether_v48, aether_v48, 1, 1);
+    const aether_item_f64x2 aether_v53 = aether_item_product_f64x2(aether_v52, aether_v2);
+    const aether_item_f64x2 aether_v54 = aether_v53 + aether_v51;
+    const aether_item_f64x2 aether_v55 = __builtin_shufflevector(aether_v49, aether_v49, 0, 0);
+    const aether_item_f64x2 aether_v56 = aether_item_product_f64x2(aether_v55, aether_v4);
+    const aether_item_f64x2 aether_v57 = aether_v56 + aether_v54;
+    const aether_item_f64x2 aether_v58 = __builtin_shufflevector(aether_v49, aether_v49, 1, 1);
+    const aether_item_f64x2 aether_v59 = aether_item_product_f64x2(aether_v58, aether_v6);
+    const aether_item_f64x2 aether_v60 = aether_v59 + aether_v57;
+    memcpy((char *)&aether_out + 8u * sizeof(double), &aether_v60, sizeof aether_v60);
+    const aether_item_f64x2 aether_v61 = aether_item_product_f64x2(aether_v50, aether_v1);
+    const aether_item_f64x2 aether_v62 = aether_item_product_f64x2(aether_v52, aether_v3);
+    const aether_item_f64x2 aether_v63 = aether_v62 + aether_v61;
+    const aether_item_f64x2 aether_v64 = aether_item_product_f64x2(aether_v55, aether_v5);
+    const aether_item_f64x2 aether_v65 = aether_v64 + aether_v63;
+    const aether_item_f64x2 aether_v66 = aether_item_product_f64x2(aether_v58, aether_v7);
+    const aether_item_f64x2 aether_v67 = aether_v66 + aether_v65;
+    memcpy((char *)&aether_out + 10u * sizeof(double), &aether_v67, sizeof aether_v67);
+    aether_item_f64x2 aether_v68;
+    memcpy(&aether_v68, (const char *)&a + 12u * sizeof(double), sizeof aether_v68);
+    aether_item_f64x2 aether_v69;
+    memcpy(&aether_v69, (const char *)&a + 14u * sizeof(double), sizeof aether_v69);
+    const aether_item_f64x2 aether_v70 = __builtin_shufflevector(aether_v68, aether_v68, 0, 0);
+    const aether_item_f64x2 aether_v71 = aether_item_product_f64x2(aether_v70, aether_v0);
+    const aether_item_f64x2 aether_v72 = __builtin_shufflevector(aether_v68, aether_v68, 1, 1);
+    const aether_item_f64x2 aether_v73 = aether_item_product_f64x2(aether_v72, aether_v2);
+    const aether_item_f64x2 aether_v74 = aether_v73 + aether_v71;
+    const aether_item_f64x2 aether_v75 = __builtin_shufflevector(aether_v69, aether_v69, 0, 0);
+    const aether_item_f64x2 aether_v76 = aether_item_product_f64x2(aether_v75, aether_v4);
+    const aether_item_f64x2 aether_v77 = aether_v76 + aether_v74;
+    const aether_item_f64x2 aether_v78 = __builtin_shufflevector(aether_v69, aether_v69, 1, 1);
+    const aether_item_f64x2 aether_v79 = aether_item_product_f64x2(aether_v78, aether_v6);
+    const aether_item_f64x2 aether_v80 = aether_v79 + aether_v77;
+    memcpy((char *)&aether_out + 12u * sizeof(double), &aether_v80, sizeof aether_v80);
+    const aether_item_f64x2 aether_v81 = aether_item_product_f64x2(aether_v70, aether_v1);
+    const aether_item_f64x2 aether_v82 = aether_item_product_f64x2(aether_v72, aether_v3);
+    const aether_item_f64x2 aether_v83 = aether_v82 + aether_v81;
+    const aether_item_f64x2 aether_v84 = aether_item_product_f64x2(aether_v75, aether_v5);
+    const aether_item_f64x2 aether_v85 = aether_v84 + aether_v83;
+    const aether_item_f64x2 aether_v86 = aether_item_product_f64x2(aether_v78, aether_v7);
+    const aether_item_f64x2 aether_v87 = aether_v86 + aether_v85;
+    memcpy((char *)&aether_out + 14u * sizeof(double), &aether_v87, sizeof aether_v87);
     return aether_out;
     #else
     aether_mat4d aether_out;
@@ -14963,7 +15276,7 @@ void aether_quatf_mul_soa(const float *a, const float *b, float *aether_out, siz
 void aether_quatf_mul_aos(const aether_quatf *a, const aether_quatf *b, aether_quatf *aether_out, size_t aether_n)
 {
     size_t aether_i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES_128))))
     for (; aether_n - aether_i >= 8u; aether_i += 8u) {
         aether_quatfx8 aether_v_a;
         aether_quatfx8 aether_v_b;
@@ -15055,7 +15368,7 @@ void aether_quatd_mul_soa(const double *a, const double *b, double *aether_out, 
 void aether_quatd_mul_aos(const aether_quatd *a, const aether_quatd *b, aether_quatd *aether_out, size_t aether_n)
 {
     size_t aether_i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || defined(__clang__)))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__AVX__) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES_128))))
     for (; aether_n - aether_i >= 4u; aether_i += 4u) {
         aether_quatdx4 aether_v_a;
         aether_quatdx4 aether_v_b;
@@ -15838,7 +16151,7 @@ void aether_mat4f_mul_vec_soa(const float *m, const float *v, float *aether_out,
 void aether_mat4f_mul_vec_aos(const aether_mat4f *m, const aether_vec4f *v, aether_vec4f *aether_out, size_t aether_n)
 {
     size_t aether_i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SHUFFLES_128)))
     for (; aether_n - aether_i >= 8u; aether_i += 8u) {
         aether_mat4fx8 aether_v_m;
         aether_vec4fx8 aether_v_v;
@@ -15964,7 +16277,7 @@ void aether_mat4d_mul_vec_soa(const double *m, const double *v, double *aether_o
 void aether_mat4d_mul_vec_aos(const aether_mat4d *m, const aether_vec4d *v, aether_vec4d *aether_out, size_t aether_n)
 {
     size_t aether_i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SHUFFLES_128)))
     for (; aether_n - aether_i >= 4u; aether_i += 4u) {
         aether_mat4dx4 aether_v_m;
         aether_vec4dx4 aether_v_v;
@@ -16697,7 +17010,7 @@ void aether_mat4f_mul_soa(const float *a, const float *b, float *aether_out, siz
 void aether_mat4f_mul_aos(const aether_mat4f *a, const aether_mat4f *b, aether_mat4f *aether_out, size_t aether_n)
 {
     size_t aether_i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SHUFFLES_128)))
     for (; aether_n - aether_i >= 8u; aether_i += 8u) {
         aether_mat4fx8 aether_v_a;
         aether_mat4fx8 aether_v_b;
@@ -17008,7 +17321,7 @@ void aether_mat4d_mul_soa(const double *a, const double *b, double *aether_out, 
 void aether_mat4d_mul_aos(const aether_mat4d *a, const aether_mat4d *b, aether_mat4d *aether_out, size_t aether_n)
 {
     size_t aether_i = 0;
-#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES)))
+#if defined(AETHER_LANES_SIMD) && !defined(AETHER_BATCH_AOS_ITEMS) && (defined(AETHER_BATCH_AOS_STEPS) || (defined(__clang__) && !defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_ITEM_SHUFFLES_128)))
     for (; aether_n - aether_i >= 4u; aether_i += 4u) {
         aether_mat4dx4 aether_v_a;
         aether_mat4dx4 aether_v_b;

@@ -1503,16 +1503,78 @@ static inline void aether_eigh_f64_4(const double *a, double *e, double *v)
 }
 
 
-/* The per-item vector forms of the mat4 products, quatf_mul and the binary32 adjugates (AETHER_ITEM_SHUFFLES): their vector types, their product guard (each product pinned in its vector register) and the packing they read. */
+/* The per-item vector forms of the mat4 products, the quaternion products and the binary32 adjugates (AETHER_ITEM_SHUFFLES with AVX, AETHER_ITEM_SHUFFLES_128 in 16-byte vectors): their vector types, their product guard (each product pinned in its vector register) and the packing they read. */
+/* Without AVX (x86-64's baseline SSE2, i386 with SSE2, aarch64's NEON) the same forms in 16-byte
+   vectors (AETHER_ITEM_SHUFFLES_128, under clang and gcc 12 or later; AETHER_NO_ITEM_SHUFFLES
+   turns it off): mat4f_mul one result row per vector, each row of b loaded whole times a's
+   entries broadcast from a's row; mat4f_mul_vec the four row products, transposed by eight
+   shuffles (unpcklps, unpckhps, movlhps, movhlps) into the lanes of the contract's three sums;
+   quatf_mul each lane one chain, a subtracted product added with its broadcast operand's sign
+   bits flipped (SSE2 has no addsub); the binary64 ones in two lanes. Each product is pinned in
+   its register as the AVX forms' are ("+x" on x86; "+w" on aarch64, where -ffp-contract=fast
+   otherwise fuses it into its sum with fmla: the corpus then differs in mat4f_mul, mat4d_mul,
+   quatf_mul and quatd_mul). These builds ran the scalar bodies before; at x86-64's -O2, n = 1024
+   (ns per item, gcc / clang): header-only mat4f_mul 31.1 / 6.2 before, 3.8 / 3.8 with the forms
+   (cglm 3.8), quatf_mul 6.1 / 2.2 before, 1.4 / 1.3 (cglm 1.4), mat4f_mul_vec 2.6 / 3.3 before,
+   1.5 / 1.5 (cglm's column-major product 1.0: four shuffles to the transpose's eight); the
+   objects' mat4f_mul 26.1 / 19.5 before, 6.2 / 7.5, quatf_mul 5.1 / 3.1 before, 2.1 / 1.9. On
+   aarch64 (instructions per item under qemu, header-only, gcc / clang) mat4f_mul 59 / 122
+   before, 42 / 36, mat4f_mul_vec 43 / 38 before, 22 / 23. */
+#if !defined(AETHER_ITEM_SHUFFLES) && !defined(AETHER_NO_ITEM_SHUFFLES) \
+    && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)) \
+    && ((defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))) || defined(__aarch64__))
+#  define AETHER_ITEM_SHUFFLES_128 1
+#endif
+#if defined(AETHER_ITEM_SHUFFLES) || defined(AETHER_ITEM_SHUFFLES_128)
+typedef float aether_item_f32x4 __attribute__((vector_size(16)));
+typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));
+typedef double aether_item_f64x2 __attribute__((vector_size(16)));
+typedef int64_t aether_item_i64x2 __attribute__((vector_size(16)));
+typedef float aether_item_f32x2 __attribute__((vector_size(8)));
+/* A struct of four binary32 elements passed or returned by value travels in two vector
+   registers, 8 bytes in each (x86-64 System V). The object moves it by those halves, which both
+   compilers then keep in registers (one vmovlhps in, one vpermilps out); moved whole, gcc
+   stored the halves and loaded them as one 16-byte value, which waits for both stores to
+   retire (quatf_mul 14.5 ns per call). Inlined (AETHER_INLINED), the form moves the caller's
+   arrays whole, and so does every other target (aarch64 passes it in four registers, one
+   element in each; i386 in memory). */
+#  if defined(AETHER_INLINED) || !defined(__x86_64__)
+#    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))
+#    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))
+#  else
+#    define aether_item_load_halves_f32x4(v, p) do { aether_item_f32x2 aether_lo_, aether_hi_; \
+         memcpy(&aether_lo_, (p), 8); memcpy(&aether_hi_, (p) + 8, 8); \
+         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)
+#    define aether_item_store_halves_f32x4(p, v) do { \
+         const aether_item_f32x2 aether_lo_ = __builtin_shufflevector((v), (v), 0, 1); \
+         const aether_item_f32x2 aether_hi_ = __builtin_shufflevector((v), (v), 2, 3); \
+         memcpy((p), &aether_lo_, 8); memcpy((p) + 8, &aether_hi_, 8); } while (0)
+#  endif
+/* Each product pinned in its register: AETHER_PIN_VECTOR with AVX, the same empty asm statement
+   on a 16-byte vector elsewhere ("+x": an xmm register; "+w": a NEON register). */
+#  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \
+      || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)
+#    define aether_item_pin(type, x) (x)
+#  elif defined(AETHER_PIN_VECTOR)
+#    define aether_item_pin(type, x) AETHER_PIN_VECTOR(type, x)
+#  elif defined(__aarch64__)
+#    define aether_item_pin(type, x) \
+         __extension__ ({ type aether_pinned_ = (x); __asm__("" : "+w"(aether_pinned_)); aether_pinned_; })
+#  else
+#    define aether_item_pin(type, x) \
+         __extension__ ({ type aether_pinned_ = (x); __asm__("" : "+x"(aether_pinned_)); aether_pinned_; })
+#  endif
+#  define aether_item_product_f32x4(a, b) aether_item_pin(aether_item_f32x4, (a) * (b))
+#  define aether_item_product_f64x2(a, b) aether_item_pin(aether_item_f64x2, (a) * (b))
+/* x with the sign bits of the lanes set in sign flipped. */
+#  define aether_item_flip_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))
+#  define aether_item_flip_f64x2(x, sign) ((aether_item_f64x2)((aether_item_i64x2)(x) ^ (sign)))
+#endif
 #if defined(AETHER_ITEM_SHUFFLES)
 typedef float aether_item_f32x8 __attribute__((vector_size(32)));
-typedef float aether_item_f32x4 __attribute__((vector_size(16)));
 typedef int32_t aether_item_i32x8 __attribute__((vector_size(32)));
-typedef int32_t aether_item_i32x4 __attribute__((vector_size(16)));
 typedef double aether_item_f64x4 __attribute__((vector_size(32)));
 typedef int64_t aether_item_i64x4 __attribute__((vector_size(32)));
-typedef double aether_item_f64x2 __attribute__((vector_size(16)));
-typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 /* A 32-byte load of a by-value argument: gcc's callers copy one 16 bytes at a time, and a
    32-byte load of two such stores waits for them to retire (no store forwarding): gcc's
    object loads the halves (mat4f_mul 12.2 ns per call against 4.6). clang's callers copy
@@ -1542,46 +1604,24 @@ typedef float aether_item_f32x2 __attribute__((vector_size(8)));
 #  endif
 /* A row of four binary32 lanes in both halves of an 8-lane vector, as an initializer of its
    lanes: from memory gcc loads it with one vbroadcastf128, where the same copy written as a
-   shuffle took a 16-byte load and a vperm2f128 (c_item.rs, `twice`). */
+   shuffle took a 16-byte load and a vperm2f128 (c_item.rs, `twice`). The object's vec4f
+   argument arrives in two registers (above), and there the shuffle stays. */
 #  define aether_item_twice_f32x4(v) {(v)[0], (v)[1], (v)[2], (v)[3], (v)[0], (v)[1], (v)[2], (v)[3]}
-/* A struct of four binary32 elements passed or returned by value travels in two vector
-   registers, 8 bytes in each (System V). The object moves it by those halves, which both
-   compilers then keep in registers (one vmovlhps in, one vpermilps out); moved whole, gcc
-   stored the halves and loaded them as one 16-byte value, which waits for both stores to
-   retire (quatf_mul 14.5 ns per call). Inlined (AETHER_INLINED), the form moves the caller's arrays whole. */
-#  if defined(AETHER_INLINED)
-#    define aether_item_load_halves_f32x4(v, p) memcpy(&(v), (p), sizeof (v))
-#    define aether_item_store_halves_f32x4(p, v) memcpy((p), &(v), sizeof (v))
+#  if defined(AETHER_INLINED) || !defined(__x86_64__)
 #    define aether_item_twice_halves_f32x4(v) aether_item_twice_f32x4(v)
 #  else
-#    define aether_item_load_halves_f32x4(v, p) do { aether_item_f32x2 aether_lo_, aether_hi_; \
-         memcpy(&aether_lo_, (p), 8); memcpy(&aether_hi_, (p) + 8, 8); \
-         (v) = __builtin_shufflevector(aether_lo_, aether_hi_, 0, 1, 2, 3); } while (0)
-#    define aether_item_store_halves_f32x4(p, v) do { \
-         const aether_item_f32x2 aether_lo_ = __builtin_shufflevector((v), (v), 0, 1); \
-         const aether_item_f32x2 aether_hi_ = __builtin_shufflevector((v), (v), 2, 3); \
-         memcpy((p), &aether_lo_, 8); memcpy((p) + 8, &aether_hi_, 8); } while (0)
 #    define aether_item_twice_halves_f32x4(v) __builtin_shufflevector((v), (v), 0, 1, 2, 3, 0, 1, 2, 3)
 #  endif
-#  if defined(AETHER_UNSAFE_ALLOW_CONTRACTION) || defined(AETHER_UNSAFE_UNGUARDED_VECTOR_PRODUCTS) \
-      || defined(AETHER_UNSAFE_UNGUARDED_ITEM_PRODUCTS)
-#    define aether_item_product_f32x8(a, b) ((a) * (b))
-#    define aether_item_product_f32x4(a, b) ((a) * (b))
-#    define aether_item_product_f64x4(a, b) ((a) * (b))
-#    define aether_item_product_f32x1(a, b) ((a) * (b))
-#  else
-/* Each product pinned in its register (AETHER_PIN_VECTOR: the forms are AVX code). */
-#    define aether_item_product_f32x8(a, b) AETHER_PIN_VECTOR(aether_item_f32x8, (a) * (b))
-#    define aether_item_product_f32x4(a, b) AETHER_PIN_VECTOR(aether_item_f32x4, (a) * (b))
-#    define aether_item_product_f64x4(a, b) AETHER_PIN_VECTOR(aether_item_f64x4, (a) * (b))
-#    define aether_item_product_f32x1(a, b) AETHER_PIN_VECTOR(float, (a) * (b))
-#  endif
-/* x with the sign bits of the lanes set in sign flipped; s - p in the even lanes and s + p in the
-   odd ones (x86's addsubps and addsubpd: AVX has them). */
-#  define aether_item_flip_f32x4(x, sign) ((aether_item_f32x4)((aether_item_i32x4)(x) ^ (sign)))
-#  define aether_item_addsub_f32x4(s, p) ((aether_item_f32x4)__builtin_ia32_addsubps((s), (p)))
+#  define aether_item_product_f32x8(a, b) aether_item_pin(aether_item_f32x8, (a) * (b))
+#  define aether_item_product_f64x4(a, b) aether_item_pin(aether_item_f64x4, (a) * (b))
+#  define aether_item_product_f32x1(a, b) aether_item_pin(float, (a) * (b))
+/* s - p in the even lanes and s + p in the odd ones (x86's addsubps and addsubpd: AVX has
+   them). */
 #  define aether_item_flip_f64x4(x, sign) ((aether_item_f64x4)((aether_item_i64x4)(x) ^ (sign)))
+#  define aether_item_addsub_f32x4(s, p) ((aether_item_f32x4)__builtin_ia32_addsubps((s), (p)))
 #  define aether_item_addsub_f64x4(s, p) ((aether_item_f64x4)__builtin_ia32_addsubpd256((s), (p)))
+#endif
+#if defined(AETHER_ITEM_SHUFFLES) || defined(AETHER_ITEM_SHUFFLES_128)
 typedef char aether_quatf_packed_for_item_forms[sizeof(aether_quatf) == 4u * sizeof(float) ? 1 : -1];
 typedef char aether_quatd_packed_for_item_forms[sizeof(aether_quatd) == 4u * sizeof(double) ? 1 : -1];
 typedef char aether_mat4f_packed_for_item_forms[sizeof(aether_mat4f) == 16u * sizeof(float) ? 1 : -1];
@@ -2614,6 +2654,28 @@ AETHER_API_BY_VALUE aether_quatf aether_quatf_mul(aether_quatf a, aether_quatf b
     const aether_item_f32x4 aether_v14 = aether_v10 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v11, aether_v13), aether_v12);
     aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v14);
     return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_quatf aether_out;
+    aether_item_f32x4 aether_v0;
+    aether_item_load_halves_f32x4(aether_v0, (const char *)&a + 0u * sizeof(float));
+    aether_item_f32x4 aether_v1;
+    aether_item_load_halves_f32x4(aether_v1, (const char *)&b + 0u * sizeof(float));
+    const aether_item_f32x4 aether_v2 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v3 = aether_item_product_f32x4(aether_v2, aether_v1);
+    const aether_item_f32x4 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v1, aether_v1, 1, 0, 3, 2);
+    const aether_item_i32x4 aether_v6 = {INT32_MIN, 0, INT32_MIN, 0};
+    const aether_item_f32x4 aether_v7 = aether_v3 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v4, aether_v6), aether_v5);
+    const aether_item_f32x4 aether_v8 = __builtin_shufflevector(aether_v0, aether_v0, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v1, aether_v1, 2, 3, 0, 1);
+    const aether_item_i32x4 aether_v10 = {INT32_MIN, 0, 0, INT32_MIN};
+    const aether_item_f32x4 aether_v11 = aether_v7 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v8, aether_v10), aether_v9);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v0, aether_v0, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 3, 2, 1, 0);
+    const aether_item_i32x4 aether_v14 = {INT32_MIN, INT32_MIN, 0, 0};
+    const aether_item_f32x4 aether_v15 = aether_v11 + aether_item_product_f32x4(aether_item_flip_f32x4(aether_v12, aether_v14), aether_v13);
+    aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v15);
+    return aether_out;
     #else
     aether_quatf aether_out;
     aether_out.w = (((aether_product_vec_f32((a.w * b.w)) - aether_product_vec_f32((a.x * b.x))) - aether_product_vec_f32((a.y * b.y))) - aether_product_vec_f32((a.z * b.z)));
@@ -2652,6 +2714,39 @@ AETHER_API_BY_VALUE aether_quatd aether_quatd_mul(aether_quatd a, aether_quatd b
     const aether_item_i64x4 aether_v16 = {INT64_MIN, INT64_MIN, 0, 0};
     const aether_item_f64x4 aether_v17 = aether_v12 + aether_item_product_f64x4(aether_item_flip_f64x4(aether_v14, aether_v16), aether_v15);
     memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v17, sizeof aether_v17);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_quatd aether_out;
+    aether_item_f64x2 aether_v0;
+    memcpy(&aether_v0, (const char *)&a + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x2 aether_v1;
+    memcpy(&aether_v1, (const char *)&a + 2u * sizeof(double), sizeof aether_v1);
+    aether_item_f64x2 aether_v2;
+    memcpy(&aether_v2, (const char *)&b + 0u * sizeof(double), sizeof aether_v2);
+    aether_item_f64x2 aether_v3;
+    memcpy(&aether_v3, (const char *)&b + 2u * sizeof(double), sizeof aether_v3);
+    const aether_item_f64x2 aether_v4 = __builtin_shufflevector(aether_v0, aether_v0, 0, 0);
+    const aether_item_f64x2 aether_v5 = aether_item_product_f64x2(aether_v4, aether_v2);
+    const aether_item_f64x2 aether_v6 = __builtin_shufflevector(aether_v0, aether_v0, 1, 1);
+    const aether_item_f64x2 aether_v7 = __builtin_shufflevector(aether_v2, aether_v2, 1, 0);
+    const aether_item_i64x2 aether_v8 = {INT64_MIN, 0};
+    const aether_item_f64x2 aether_v9 = aether_v5 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v6, aether_v8), aether_v7);
+    const aether_item_f64x2 aether_v10 = __builtin_shufflevector(aether_v1, aether_v1, 0, 0);
+    const aether_item_i64x2 aether_v11 = {INT64_MIN, 0};
+    const aether_item_f64x2 aether_v12 = aether_v9 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v10, aether_v11), aether_v3);
+    const aether_item_f64x2 aether_v13 = __builtin_shufflevector(aether_v1, aether_v1, 1, 1);
+    const aether_item_f64x2 aether_v14 = __builtin_shufflevector(aether_v3, aether_v3, 1, 0);
+    const aether_item_i64x2 aether_v15 = {INT64_MIN, INT64_MIN};
+    const aether_item_f64x2 aether_v16 = aether_v12 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v13, aether_v15), aether_v14);
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v16, sizeof aether_v16);
+    const aether_item_f64x2 aether_v17 = aether_item_product_f64x2(aether_v4, aether_v3);
+    const aether_item_i64x2 aether_v18 = {INT64_MIN, 0};
+    const aether_item_f64x2 aether_v19 = aether_v17 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v6, aether_v18), aether_v14);
+    const aether_item_i64x2 aether_v20 = {0, INT64_MIN};
+    const aether_item_f64x2 aether_v21 = aether_v19 + aether_item_product_f64x2(aether_item_flip_f64x2(aether_v10, aether_v20), aether_v2);
+    const aether_item_f64x2 aether_v22 = aether_item_product_f64x2(aether_v13, aether_v7);
+    const aether_item_f64x2 aether_v23 = aether_v21 + aether_v22;
+    memcpy((char *)&aether_out + 2u * sizeof(double), &aether_v23, sizeof aether_v23);
     return aether_out;
     #else
     aether_quatd aether_out;
@@ -2797,6 +2892,35 @@ AETHER_API_BY_VALUE aether_vec4f aether_mat4f_mul_vec(aether_mat4f m, aether_vec
     const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v12, aether_v12, 0, 4, 2, 6);
     aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v13);
     return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_vec4f aether_out;
+    aether_item_f32x4 aether_v0;
+    aether_item_load_halves_f32x4(aether_v0, (const char *)&v + 0u * sizeof(float));
+    aether_item_f32x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&m + 0u * sizeof(float), sizeof aether_v1);
+    const aether_item_f32x4 aether_v2 = aether_item_product_f32x4(aether_v1, aether_v0);
+    aether_item_f32x4 aether_v3;
+    memcpy(&aether_v3, (const char *)&m + 4u * sizeof(float), sizeof aether_v3);
+    const aether_item_f32x4 aether_v4 = aether_item_product_f32x4(aether_v3, aether_v0);
+    aether_item_f32x4 aether_v5;
+    memcpy(&aether_v5, (const char *)&m + 8u * sizeof(float), sizeof aether_v5);
+    const aether_item_f32x4 aether_v6 = aether_item_product_f32x4(aether_v5, aether_v0);
+    aether_item_f32x4 aether_v7;
+    memcpy(&aether_v7, (const char *)&m + 12u * sizeof(float), sizeof aether_v7);
+    const aether_item_f32x4 aether_v8 = aether_item_product_f32x4(aether_v7, aether_v0);
+    const aether_item_f32x4 aether_v9 = __builtin_shufflevector(aether_v2, aether_v4, 0, 4, 1, 5);
+    const aether_item_f32x4 aether_v10 = __builtin_shufflevector(aether_v2, aether_v4, 2, 6, 3, 7);
+    const aether_item_f32x4 aether_v11 = __builtin_shufflevector(aether_v6, aether_v8, 0, 4, 1, 5);
+    const aether_item_f32x4 aether_v12 = __builtin_shufflevector(aether_v6, aether_v8, 2, 6, 3, 7);
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v9, aether_v11, 0, 1, 4, 5);
+    const aether_item_f32x4 aether_v14 = __builtin_shufflevector(aether_v10, aether_v12, 0, 1, 4, 5);
+    const aether_item_f32x4 aether_v15 = __builtin_shufflevector(aether_v9, aether_v11, 2, 3, 6, 7);
+    const aether_item_f32x4 aether_v16 = __builtin_shufflevector(aether_v10, aether_v12, 2, 3, 6, 7);
+    const aether_item_f32x4 aether_v17 = aether_v13 + aether_v15;
+    const aether_item_f32x4 aether_v18 = aether_v14 + aether_v17;
+    const aether_item_f32x4 aether_v19 = aether_v16 + aether_v18;
+    aether_item_store_halves_f32x4((char *)&aether_out + 0u * sizeof(float), aether_v19);
+    return aether_out;
     #else
     aether_vec4f aether_out;
     aether_out.x = (aether_product_vec_f32((m.m[3] * v.w)) + (aether_product_vec_f32((m.m[2] * v.z)) + (aether_product_vec_f32((m.m[1] * v.y)) + aether_product_vec_f32((m.m[0] * v.x)))));
@@ -2838,6 +2962,53 @@ AETHER_API_BY_VALUE aether_vec4d aether_mat4d_mul_vec(aether_mat4d m, aether_vec
     const aether_item_f64x4 aether_v18 = aether_v15 + aether_v17;
     const aether_item_f64x4 aether_v19 = aether_v16 + aether_v18;
     memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v19, sizeof aether_v19);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_vec4d aether_out;
+    aether_item_f64x2 aether_v0;
+    memcpy(&aether_v0, (const char *)&v + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x2 aether_v1;
+    memcpy(&aether_v1, (const char *)&v + 2u * sizeof(double), sizeof aether_v1);
+    aether_item_f64x2 aether_v2;
+    memcpy(&aether_v2, (const char *)&m + 0u * sizeof(double), sizeof aether_v2);
+    const aether_item_f64x2 aether_v3 = aether_item_product_f64x2(aether_v2, aether_v0);
+    aether_item_f64x2 aether_v4;
+    memcpy(&aether_v4, (const char *)&m + 2u * sizeof(double), sizeof aether_v4);
+    const aether_item_f64x2 aether_v5 = aether_item_product_f64x2(aether_v4, aether_v1);
+    aether_item_f64x2 aether_v6;
+    memcpy(&aether_v6, (const char *)&m + 4u * sizeof(double), sizeof aether_v6);
+    const aether_item_f64x2 aether_v7 = aether_item_product_f64x2(aether_v6, aether_v0);
+    aether_item_f64x2 aether_v8;
+    memcpy(&aether_v8, (const char *)&m + 6u * sizeof(double), sizeof aether_v8);
+    const aether_item_f64x2 aether_v9 = aether_item_product_f64x2(aether_v8, aether_v1);
+    aether_item_f64x2 aether_v10;
+    memcpy(&aether_v10, (const char *)&m + 8u * sizeof(double), sizeof aether_v10);
+    const aether_item_f64x2 aether_v11 = aether_item_product_f64x2(aether_v10, aether_v0);
+    aether_item_f64x2 aether_v12;
+    memcpy(&aether_v12, (const char *)&m + 10u * sizeof(double), sizeof aether_v12);
+    const aether_item_f64x2 aether_v13 = aether_item_product_f64x2(aether_v12, aether_v1);
+    aether_item_f64x2 aether_v14;
+    memcpy(&aether_v14, (const char *)&m + 12u * sizeof(double), sizeof aether_v14);
+    const aether_item_f64x2 aether_v15 = aether_item_product_f64x2(aether_v14, aether_v0);
+    aether_item_f64x2 aether_v16;
+    memcpy(&aether_v16, (const char *)&m + 14u * sizeof(double), sizeof aether_v16);
+    const aether_item_f64x2 aether_v17 = aether_item_product_f64x2(aether_v16, aether_v1);
+    const aether_item_f64x2 aether_v18 = __builtin_shufflevector(aether_v3, aether_v7, 0, 2);
+    const aether_item_f64x2 aether_v19 = __builtin_shufflevector(aether_v3, aether_v7, 1, 3);
+    const aether_item_f64x2 aether_v20 = __builtin_shufflevector(aether_v5, aether_v9, 0, 2);
+    const aether_item_f64x2 aether_v21 = __builtin_shufflevector(aether_v5, aether_v9, 1, 3);
+    const aether_item_f64x2 aether_v22 = aether_v18 + aether_v19;
+    const aether_item_f64x2 aether_v23 = aether_v20 + aether_v22;
+    const aether_item_f64x2 aether_v24 = aether_v21 + aether_v23;
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v24, sizeof aether_v24);
+    const aether_item_f64x2 aether_v25 = __builtin_shufflevector(aether_v11, aether_v15, 0, 2);
+    const aether_item_f64x2 aether_v26 = __builtin_shufflevector(aether_v11, aether_v15, 1, 3);
+    const aether_item_f64x2 aether_v27 = __builtin_shufflevector(aether_v13, aether_v17, 0, 2);
+    const aether_item_f64x2 aether_v28 = __builtin_shufflevector(aether_v13, aether_v17, 1, 3);
+    const aether_item_f64x2 aether_v29 = aether_v25 + aether_v26;
+    const aether_item_f64x2 aether_v30 = aether_v27 + aether_v29;
+    const aether_item_f64x2 aether_v31 = aether_v28 + aether_v30;
+    memcpy((char *)&aether_out + 2u * sizeof(double), &aether_v31, sizeof aether_v31);
     return aether_out;
     #else
     aether_vec4d aether_out;
@@ -2948,6 +3119,73 @@ AETHER_API_BY_VALUE aether_mat4f aether_mat4f_mul(aether_mat4f a, aether_mat4f b
     const aether_item_f32x8 aether_v30 = aether_item_product_f32x8(aether_v29, aether_v7);
     const aether_item_f32x8 aether_v31 = aether_v30 + aether_v28;
     memcpy((char *)&aether_out + 8u * sizeof(float), &aether_v31, sizeof aether_v31);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_mat4f aether_out;
+    aether_item_f32x4 aether_v0;
+    memcpy(&aether_v0, (const char *)&b + 0u * sizeof(float), sizeof aether_v0);
+    aether_item_f32x4 aether_v1;
+    memcpy(&aether_v1, (const char *)&b + 4u * sizeof(float), sizeof aether_v1);
+    aether_item_f32x4 aether_v2;
+    memcpy(&aether_v2, (const char *)&b + 8u * sizeof(float), sizeof aether_v2);
+    aether_item_f32x4 aether_v3;
+    memcpy(&aether_v3, (const char *)&b + 12u * sizeof(float), sizeof aether_v3);
+    aether_item_f32x4 aether_v4;
+    memcpy(&aether_v4, (const char *)&a + 0u * sizeof(float), sizeof aether_v4);
+    const aether_item_f32x4 aether_v5 = __builtin_shufflevector(aether_v4, aether_v4, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v6 = aether_item_product_f32x4(aether_v5, aether_v0);
+    const aether_item_f32x4 aether_v7 = __builtin_shufflevector(aether_v4, aether_v4, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v8 = aether_item_product_f32x4(aether_v7, aether_v1);
+    const aether_item_f32x4 aether_v9 = aether_v8 + aether_v6;
+    const aether_item_f32x4 aether_v10 = __builtin_shufflevector(aether_v4, aether_v4, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v11 = aether_item_product_f32x4(aether_v10, aether_v2);
+    const aether_item_f32x4 aether_v12 = aether_v11 + aether_v9;
+    const aether_item_f32x4 aether_v13 = __builtin_shufflevector(aether_v4, aether_v4, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v14 = aether_item_product_f32x4(aether_v13, aether_v3);
+    const aether_item_f32x4 aether_v15 = aether_v14 + aether_v12;
+    memcpy((char *)&aether_out + 0u * sizeof(float), &aether_v15, sizeof aether_v15);
+    aether_item_f32x4 aether_v16;
+    memcpy(&aether_v16, (const char *)&a + 4u * sizeof(float), sizeof aether_v16);
+    const aether_item_f32x4 aether_v17 = __builtin_shufflevector(aether_v16, aether_v16, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v18 = aether_item_product_f32x4(aether_v17, aether_v0);
+    const aether_item_f32x4 aether_v19 = __builtin_shufflevector(aether_v16, aether_v16, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v20 = aether_item_product_f32x4(aether_v19, aether_v1);
+    const aether_item_f32x4 aether_v21 = aether_v20 + aether_v18;
+    const aether_item_f32x4 aether_v22 = __builtin_shufflevector(aether_v16, aether_v16, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v23 = aether_item_product_f32x4(aether_v22, aether_v2);
+    const aether_item_f32x4 aether_v24 = aether_v23 + aether_v21;
+    const aether_item_f32x4 aether_v25 = __builtin_shufflevector(aether_v16, aether_v16, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v26 = aether_item_product_f32x4(aether_v25, aether_v3);
+    const aether_item_f32x4 aether_v27 = aether_v26 + aether_v24;
+    memcpy((char *)&aether_out + 4u * sizeof(float), &aether_v27, sizeof aether_v27);
+    aether_item_f32x4 aether_v28;
+    memcpy(&aether_v28, (const char *)&a + 8u * sizeof(float), sizeof aether_v28);
+    const aether_item_f32x4 aether_v29 = __builtin_shufflevector(aether_v28, aether_v28, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v30 = aether_item_product_f32x4(aether_v29, aether_v0);
+    const aether_item_f32x4 aether_v31 = __builtin_shufflevector(aether_v28, aether_v28, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v32 = aether_item_product_f32x4(aether_v31, aether_v1);
+    const aether_item_f32x4 aether_v33 = aether_v32 + aether_v30;
+    const aether_item_f32x4 aether_v34 = __builtin_shufflevector(aether_v28, aether_v28, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v35 = aether_item_product_f32x4(aether_v34, aether_v2);
+    const aether_item_f32x4 aether_v36 = aether_v35 + aether_v33;
+    const aether_item_f32x4 aether_v37 = __builtin_shufflevector(aether_v28, aether_v28, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v38 = aether_item_product_f32x4(aether_v37, aether_v3);
+    const aether_item_f32x4 aether_v39 = aether_v38 + aether_v36;
+    memcpy((char *)&aether_out + 8u * sizeof(float), &aether_v39, sizeof aether_v39);
+    aether_item_f32x4 aether_v40;
+    memcpy(&aether_v40, (const char *)&a + 12u * sizeof(float), sizeof aether_v40);
+    const aether_item_f32x4 aether_v41 = __builtin_shufflevector(aether_v40, aether_v40, 0, 0, 0, 0);
+    const aether_item_f32x4 aether_v42 = aether_item_product_f32x4(aether_v41, aether_v0);
+    const aether_item_f32x4 aether_v43 = __builtin_shufflevector(aether_v40, aether_v40, 1, 1, 1, 1);
+    const aether_item_f32x4 aether_v44 = aether_item_product_f32x4(aether_v43, aether_v1);
+    const aether_item_f32x4 aether_v45 = aether_v44 + aether_v42;
+    const aether_item_f32x4 aether_v46 = __builtin_shufflevector(aether_v40, aether_v40, 2, 2, 2, 2);
+    const aether_item_f32x4 aether_v47 = aether_item_product_f32x4(aether_v46, aether_v2);
+    const aether_item_f32x4 aether_v48 = aether_v47 + aether_v45;
+    const aether_item_f32x4 aether_v49 = __builtin_shufflevector(aether_v40, aether_v40, 3, 3, 3, 3);
+    const aether_item_f32x4 aether_v50 = aether_item_product_f32x4(aether_v49, aether_v3);
+    const aether_item_f32x4 aether_v51 = aether_v50 + aether_v48;
+    memcpy((char *)&aether_out + 12u * sizeof(float), &aether_v51, sizeof aether_v51);
     return aether_out;
     #else
     aether_mat4f aether_out;
@@ -3064,6 +3302,121 @@ AETHER_API_BY_VALUE aether_mat4d aether_mat4d_mul(aether_mat4d a, aether_mat4d b
     const aether_item_f64x4 aether_v62 = aether_item_product_f64x4(aether_v61, aether_v3);
     const aether_item_f64x4 aether_v63 = aether_v62 + aether_v59;
     memcpy((char *)&aether_out + 12u * sizeof(double), &aether_v63, sizeof aether_v63);
+    return aether_out;
+    #elif defined(AETHER_ITEM_SHUFFLES_128)
+    aether_mat4d aether_out;
+    aether_item_f64x2 aether_v0;
+    memcpy(&aether_v0, (const char *)&b + 0u * sizeof(double), sizeof aether_v0);
+    aether_item_f64x2 aether_v1;
+    memcpy(&aether_v1, (const char *)&b + 2u * sizeof(double), sizeof aether_v1);
+    aether_item_f64x2 aether_v2;
+    memcpy(&aether_v2, (const char *)&b + 4u * sizeof(double), sizeof aether_v2);
+    aether_item_f64x2 aether_v3;
+    memcpy(&aether_v3, (const char *)&b + 6u * sizeof(double), sizeof aether_v3);
+    aether_item_f64x2 aether_v4;
+    memcpy(&aether_v4, (const char *)&b + 8u * sizeof(double), sizeof aether_v4);
+    aether_item_f64x2 aether_v5;
+    memcpy(&aether_v5, (const char *)&b + 10u * sizeof(double), sizeof aether_v5);
+    aether_item_f64x2 aether_v6;
+    memcpy(&aether_v6, (const char *)&b + 12u * sizeof(double), sizeof aether_v6);
+    aether_item_f64x2 aether_v7;
+    memcpy(&aether_v7, (const char *)&b + 14u * sizeof(double), sizeof aether_v7);
+    aether_item_f64x2 aether_v8;
+    memcpy(&aether_v8, (const char *)&a + 0u * sizeof(double), sizeof aether_v8);
+    aether_item_f64x2 aether_v9;
+    memcpy(&aether_v9, (const char *)&a + 2u * sizeof(double), sizeof aether_v9);
+    const aether_item_f64x2 aether_v10 = __builtin_shufflevector(aether_v8, aether_v8, 0, 0);
+    const aether_item_f64x2 aether_v11 = aether_item_product_f64x2(aether_v10, aether_v0);
+    const aether_item_f64x2 aether_v12 = __builtin_shufflevector(aether_v8, aether_v8, 1, 1);
+    const aether_item_f64x2 aether_v13 = aether_item_product_f64x2(aether_v12, aether_v2);
+    const aether_item_f64x2 aether_v14 = aether_v13 + aether_v11;
+    const aether_item_f64x2 aether_v15 = __builtin_shufflevector(aether_v9, aether_v9, 0, 0);
+    const aether_item_f64x2 aether_v16 = aether_item_product_f64x2(aether_v15, aether_v4);
+    const aether_item_f64x2 aether_v17 = aether_v16 + aether_v14;
+    const aether_item_f64x2 aether_v18 = __builtin_shufflevector(aether_v9, aether_v9, 1, 1);
+    const aether_item_f64x2 aether_v19 = aether_item_product_f64x2(aether_v18, aether_v6);
+    const aether_item_f64x2 aether_v20 = aether_v19 + aether_v17;
+    memcpy((char *)&aether_out + 0u * sizeof(double), &aether_v20, sizeof aether_v20);
+    const aether_item_f64x2 aether_v21 = aether_item_product_f64x2(aether_v10, aether_v1);
+    const aether_item_f64x2 aether_v22 = aether_item_product_f64x2(aether_v12, aether_v3);
+    const aether_item_f64x2 aether_v23 = aether_v22 + aether_v21;
+    const aether_item_f64x2 aether_v24 = aether_item_product_f64x2(aether_v15, aether_v5);
+    const aether_item_f64x2 aether_v25 = aether_v24 + aether_v23;
+    const aether_item_f64x2 aether_v26 = aether_item_product_f64x2(aether_v18, aether_v7);
+    const aether_item_f64x2 aether_v27 = aether_v26 + aether_v25;
+    memcpy((char *)&aether_out + 2u * sizeof(double), &aether_v27, sizeof aether_v27);
+    aether_item_f64x2 aether_v28;
+    memcpy(&aether_v28, (const char *)&a + 4u * sizeof(double), sizeof aether_v28);
+    aether_item_f64x2 aether_v29;
+    memcpy(&aether_v29, (const char *)&a + 6u * sizeof(double), sizeof aether_v29);
+    const aether_item_f64x2 aether_v30 = __builtin_shufflevector(aether_v28, aether_v28, 0, 0);
+    const aether_item_f64x2 aether_v31 = aether_item_product_f64x2(aether_v30, aether_v0);
+    const aether_item_f64x2 aether_v32 = __builtin_shufflevector(aether_v28, aether_v28, 1, 1);
+    const aether_item_f64x2 aether_v33 = aether_item_product_f64x2(aether_v32, aether_v2);
+    const aether_item_f64x2 aether_v34 = aether_v33 + aether_v31;
+    const aether_item_f64x2 aether_v35 = __builtin_shufflevector(aether_v29, aether_v29, 0, 0);
+    const aether_item_f64x2 aether_v36 = aether_item_product_f64x2(aether_v35, aether_v4);
+    const aether_item_f64x2 aether_v37 = aether_v36 + aether_v34;
+    const aether_item_f64x2 aether_v38 = __builtin_shufflevector(aether_v29, aether_v29, 1, 1);
+    const aether_item_f64x2 aether_v39 = aether_item_product_f64x2(aether_v38, aether_v6);
+    const aether_item_f64x2 aether_v40 = aether_v39 + aether_v37;
+    memcpy((char *)&aether_out + 4u * sizeof(double), &aether_v40, sizeof aether_v40);
+    const aether_item_f64x2 aether_v41 = aether_item_product_f64x2(aether_v30, aether_v1);
+    const aether_item_f64x2 aether_v42 = aether_item_product_f64x2(aether_v32, aether_v3);
+    const aether_item_f64x2 aether_v43 = aether_v42 + aether_v41;
+    const aether_item_f64x2 aether_v44 = aether_item_product_f64x2(aether_v35, aether_v5);
+    const aether_item_f64x2 aether_v45 = aether_v44 + aether_v43;
+    const aether_item_f64x2 aether_v46 = aether_item_product_f64x2(aether_v38, aether_v7);
+    const aether_item_f64x2 aether_v47 = aether_v46 + aether_v45;
+    memcpy((char *)&aether_out + 6u * sizeof(double), &aether_v47, sizeof aether_v47);
+    aether_item_f64x2 aether_v48;
+    memcpy(&aether_v48, (const char *)&a + 8u * sizeof(double), sizeof aether_v48);
+    aether_item_f64x2 aether_v49;
+    memcpy(&aether_v49, (const char *)&a + 10u * sizeof(double), sizeof aether_v49);
+    const aether_item_f64x2 aether_v50 = __builtin_shufflevector(aether_v48, aether_v48, 0, 0);
+    const aether_item_f64x2 aether_v51 = aether_item_product_f64x2(aether_v50, aether_v0);
+    const aether_item_f64x2 aether_v52 = __builtin_shufflevector(aether_v48, aether_v48, 1, 1);
+    const aether_item_f64x2 aether_v53 = aether_item_product_f64x2(aether_v52, aether_v2);
+    const aether_item_f64x2 aether_v54 = aether_v53 + aether_v51;
+    const aether_item_f64x2 aether_v55 = __builtin_shufflevector(aether_v49, aether_v49, 0, 0);
+    const aether_item_f64x2 aether_v56 = aether_item_product_f64x2(aether_v55, aether_v4);
+    const aether_item_f64x2 aether_v57 = aether_v56 + aether_v54;
+    const aether_item_f64x2 aether_v58 = __builtin_shufflevector(aether_v49, aether_v49, 1, 1);
+    const aether_item_f64x2 aether_v59 = aether_item_product_f64x2(aether_v58, aether_v6);
+    const aether_item_f64x2 aether_v60 = aether_v59 + aether_v57;
+    memcpy((char *)&aether_out + 8u * sizeof(double), &aether_v60, sizeof aether_v60);
+    const aether_item_f64x2 aether_v61 = aether_item_product_f64x2(aether_v50, aether_v1);
+    const aether_item_f64x2 aether_v62 = aether_item_product_f64x2(aether_v52, aether_v3);
+    const aether_item_f64x2 aether_v63 = aether_v62 + aether_v61;
+    const aether_item_f64x2 aether_v64 = aether_item_product_f64x2(aether_v55, aether_v5);
+    const aether_item_f64x2 aether_v65 = aether_v64 + aether_v63;
+    const aether_item_f64x2 aether_v66 = aether_item_product_f64x2(aether_v58, aether_v7);
+    const aether_item_f64x2 aether_v67 = aether_v66 + aether_v65;
+    memcpy((char *)&aether_out + 10u * sizeof(double), &aether_v67, sizeof aether_v67);
+    aether_item_f64x2 aether_v68;
+    memcpy(&aether_v68, (const char *)&a + 12u * sizeof(double), sizeof aether_v68);
+    aether_item_f64x2 aether_v69;
+    memcpy(&aether_v69, (const char *)&a + 14u * sizeof(double), sizeof aether_v69);
+    const aether_item_f64x2 aether_v70 = __builtin_shufflevector(aether_v68, aether_v68, 0, 0);
+    const aether_item_f64x2 aether_v71 = aether_item_product_f64x2(aether_v70, aether_v0);
+    const aether_item_f64x2 aether_v72 = __builtin_shufflevector(aether_v68, aether_v68, 1, 1);
+    const aether_item_f64x2 aether_v73 = aether_item_product_f64x2(aether_v72, aether_v2);
+    const aether_item_f64x2 aether_v74 = aether_v73 + aether_v71;
+    const aether_item_f64x2 aether_v75 = __builtin_shufflevector(aether_v69, aether_v69, 0, 0);
+    const aether_item_f64x2 aether_v76 = aether_item_product_f64x2(aether_v75, aether_v4);
+    const aether_item_f64x2 aether_v77 = aether_v76 + aether_v74;
+    const aether_item_f64x2 aether_v78 = __builtin_shufflevector(aether_v69, aether_v69, 1, 1);
+    const aether_item_f64x2 aether_v79 = aether_item_product_f64x2(aether_v78, aether_v6);
+    const aether_item_f64x2 aether_v80 = aether_v79 + aether_v77;
+    memcpy((char *)&aether_out + 12u * sizeof(double), &aether_v80, sizeof aether_v80);
+    const aether_item_f64x2 aether_v81 = aether_item_product_f64x2(aether_v70, aether_v1);
+    const aether_item_f64x2 aether_v82 = aether_item_product_f64x2(aether_v72, aether_v3);
+    const aether_item_f64x2 aether_v83 = aether_v82 + aether_v81;
+    const aether_item_f64x2 aether_v84 = aether_item_product_f64x2(aether_v75, aether_v5);
+    const aether_item_f64x2 aether_v85 = aether_v84 + aether_v83;
+    const aether_item_f64x2 aether_v86 = aether_item_product_f64x2(aether_v78, aether_v7);
+    const aether_item_f64x2 aether_v87 = aether_v86 + aether_v85;
+    memcpy((char *)&aether_out + 14u * sizeof(double), &aether_v87, sizeof aether_v87);
     return aether_out;
     #else
     aether_mat4d aether_out;

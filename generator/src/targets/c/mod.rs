@@ -88,12 +88,13 @@ impl Target for C {
 pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses: &[Witness]) -> Result<(String, String), Error> {
     let types = c_types(model);
     let mut functions: Vec<CFunction> = lowered.iter().map(|f| function(model, f, &Dialect::C)).collect();
-    // The mat4 products and quatf_mul also have their per-item vector form
-    // (AETHER_ITEM_SHUFFLES, c_item.rs), where its plan computes their trees.
+    // The mat4 products, the quaternion products and the binary32 adjugates
+    // also have their per-item vector forms (AETHER_ITEM_SHUFFLES with AVX,
+    // AETHER_ITEM_SHUFFLES_128 in 16-byte vectors: item.rs), where a plan
+    // computes their trees.
     for (f, c) in lowered.iter().zip(functions.iter_mut()) {
-        if let Some(form) = crate::targets::c::item::form(model, f) {
-            c.body = crate::targets::c::item::wrap(form, std::mem::take(&mut c.body));
-        }
+        let forms = crate::targets::c::item::forms(model, f);
+        c.body = crate::targets::c::item::wrap(forms, std::mem::take(&mut c.body));
     }
     functions.extend(model.kernels.iter().map(|k| kernel(model, k, &Dialect::C)));
     let helpers: Vec<Helper> = model
@@ -121,11 +122,12 @@ pub fn render_core(model: &Model, lowered: &[Function], banner: &str, witnesses:
     }
     helpers.extend(crate::targets::shared::c_family::simd::helpers(model, lowered));
     helpers.extend(linalg_helpers(model, lowered, &Dialect::C));
-    if lowered.iter().any(|f| crate::targets::c::item::form(model, f).is_some()) {
+    if lowered.iter().any(|f| !crate::targets::c::item::forms(model, f).is_empty()) {
         helpers.push(Helper {
             doc:
-                "The per-item vector forms of the mat4 products, quatf_mul and the binary32 adjugates (AETHER_ITEM_SHUFFLES): their vector \
-                  types, their product guard (each product pinned in its vector register) and the packing they read."
+                "The per-item vector forms of the mat4 products, the quaternion products and the binary32 adjugates (AETHER_ITEM_SHUFFLES \
+                  with AVX, AETHER_ITEM_SHUFFLES_128 in 16-byte vectors): their vector types, their product guard (each product pinned in \
+                  its vector register) and the packing they read."
                     .into(),
             lines: crate::targets::c::item::prologue(model, lowered),
         });
