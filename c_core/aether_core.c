@@ -158,7 +158,9 @@ static __inline__ double aether_product_f64(double x)
 #  define AETHER_ITEM_VECTORS
 #endif
 /* With AVX, mat4f_mul, mat4d_mul, mat4f_mul_vec, mat4d_mul_vec, quatf_mul, quatd_mul and the
-   binary32 adjugate inverses also have a per-item vector form (AETHER_ITEM_SHUFFLES; AETHER_NO_ITEM_SHUFFLES turns it off): GNU C vectors whose every
+   binary32 adjugate inverses also have a per-item vector form (AETHER_ITEM_SHUFFLES; AETHER_NO_ITEM_SHUFFLES turns it off), and
+   without AVX (x86 with SSE2, aarch64) the six products a 16-byte form (AETHER_ITEM_SHUFFLES_128,
+   defined with the forms' types below; four binary32 or two binary64 lanes): GNU C vectors whose every
    lane does the contract's operations in its order on one result component. The mat4 * vec4
    forms take their products along the rows and move the products into the lanes of the sums (a
    row-major matrix has no column in one vector to load); mat4f_mul computes two result rows per

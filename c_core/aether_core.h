@@ -63,7 +63,10 @@
    form (AETHER_ITEM_SHUFFLES, aether_core.c: under clang or gcc 12 and later, header-only and in
    the object; define AETHER_NO_ITEM_SHUFFLES to turn it off), with
    the same bits: each vector lane does the contract's operations in its order on one result
-   component, and every product is guarded. */
+   component, and every product is guarded. Without AVX (x86 with SSE2, the x86-64 baseline, and
+   aarch64), the matrix and quaternion products and mat4 * vec4, in binary32 and binary64, have a
+   16-byte form of the same kind (AETHER_ITEM_SHUFFLES_128; AETHER_NO_ITEM_SHUFFLES turns it off
+   too). */
 #define AETHER_CONTRACT_VERSION "0.1.0"
 #define AETHER_VERSION_MAJOR 0
 #define AETHER_VERSION_MINOR 1
