@@ -7,8 +7,14 @@
 #
 #   scripts/bench.sh --check            CI: formatting, clippy, the bits at n = 1024 and n = 4099,
 #                                       and scripts/bench-rust.sh --check (the Rust core's benchmark)
-#   scripts/bench.sh [--report FILE] [--rounds R] [--big N]
-#                                       writes docs/reports/performance.md (default): ns per item
+#   scripts/bench.sh [--rounds R] [--big N]
+#                                       both reports: docs/reports/performance.md at -O2
+#                                       -march=x86-64-v3 (AVX2, FMA) and
+#                                       docs/reports/performance-baseline.md at -O2 with no -march
+#                                       (x86-64's baseline, SSE2: what distributions build), the
+#                                       second built in bench/target/baseline
+#   scripts/bench.sh --report FILE [--rounds R] [--big N]
+#                                       one report at BENCH_CFLAGS: ns per item
 #                                       at n = 1024 (best of R = 11 rounds) and n = N = 4194304
 #                                       (best of 3, one operation in memory at a time), and
 #                                       callgrind's instructions per item at n = 1024
@@ -25,15 +31,25 @@ check=0
 report=docs/reports/performance.md
 rounds=11
 big=4194304
+args=("$@")
+report_given=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --check) check=1; shift ;;
-        --report) report=$2; shift 2 ;;
+        --report) report=$2; report_given=1; shift 2 ;;
         --rounds) rounds=$2; shift 2 ;;
         --big) big=$2; shift 2 ;;
         *) echo "bench: unknown argument $1 (see the top of scripts/bench.sh)" >&2; exit 2 ;;
     esac
 done
+
+# Both reports: this script once per set of flags, each build in its own target directory (the C
+# contenders' flags are the build script's input, so one directory would rebuild them each time).
+if [ "$check" = 0 ] && [ "$report_given" = 0 ]; then
+    BENCH_CFLAGS="-O2 -march=x86-64-v3" bash "$0" --report docs/reports/performance.md "${args[@]}"
+    BENCH_CFLAGS="-O2" CARGO_TARGET_DIR=bench/target/baseline bash "$0" --report docs/reports/performance-baseline.md "${args[@]}"
+    exit 0
+fi
 
 need=()
 [ -f /usr/include/cglm/cglm.h ] || need+=(libcglm-dev)
@@ -44,7 +60,7 @@ command -v ld.lld >/dev/null 2>&1 || need+=(lld)
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
 manifest=bench/Cargo.toml
-bin=bench/target/release/aether-bench
+bin=${CARGO_TARGET_DIR:-bench/target}/release/aether-bench
 cargo build -q --release --manifest-path "$manifest"
 
 if [ "$check" = 1 ]; then
