@@ -91,6 +91,8 @@ table() {
                 for (j = 1; j <= 2; j++) {
                     cc = (j == 1 ? "gcc" : "clang")
                     ob = c[cc, p, "obj"]; hd = c[cc, p, "inline"]; cg = c[cc, p, "cglm"]
+                    # An adjugate inverse against cglm'"'"'s inverse (an adjugate too).
+                    if (p ~ /_inverse_adjugate$/) { q = p; sub(/_adjugate$/, "", q); cg = c[cc, q, "cglm"] }
                     line = line sprintf(" | %s | %s | %s | %s | %s", ob, hd, (cg == "" ? "-" : cg), r(hd, cg), r(ob, cg))
                 }
                 print line " |"
@@ -119,7 +121,8 @@ fi
     echo "- $(aarch64-linux-gnu-gcc --version | head -n1); $(clang --version | head -n1) (\`--target=aarch64-linux-gnu\`); $(qemu-aarch64 --version | head -n1)"
     echo "- cglm: Debian's libcglm-dev headers ($(dpkg-query -W -f '${Version}' libcglm-dev 2>/dev/null || echo 'version unknown')), inline functions (its NEON paths)"
     echo "- the core: \`aether_core.c\` compiled on its own (object, one call per item) and \`AETHER_HEADER_ONLY\`"
-    echo "  (inlined into the loop); the last rows have no cglm peer"
+    echo "  (inlined into the loop); the adjugate inverses are set against cglm's inverse (an adjugate as well);"
+    echo "  the binary64 rows have no cglm peer"
     echo "- the target (issue 50): header-only within 1.2 times cglm, the object within 1.5 times cglm's"
     echo "  (here cglm's inline functions: Debian ships no aarch64 cglm object on this machine); the LU inverse"
     echo "  (mat3f_inverse, mat4f_inverse) is exempt, its adjugate sibling is not"
