@@ -127,7 +127,8 @@ fn the_item_forms_are_compiled_where_the_core_says() {
     let no = ["-O2", "-march=x86-64-v3", "-DAETHER_NO_ITEM_SHUFFLES"];
     let no_base = ["-O2", "-DAETHER_NO_ITEM_SHUFFLES"];
     // (compiler, header-only, flags, the forms, the loads by 16 bytes, the 16-byte forms)
-    let cases: [(&str, bool, &[&str], bool, bool, bool); 12] = [
+    type Case<'a> = (&'a str, bool, &'a [&'a str], bool, bool, bool);
+    let cases: [Case; 12] = [
         ("gcc", true, &avx, true, false, false),
         ("clang", true, &avx, true, false, false),
         ("clang", false, &avx, true, false, false),
