@@ -63,23 +63,22 @@ count() { # binary loop passes: the guest instructions of one run
     qemu-aarch64 -singlestep -d exec,nochain -D "$tmp/trace" "$1" "$2" "$3" "$n" >/dev/null
     grep -c '^Trace' "$tmp/trace"
 }
-ops="vec3f_dot vec3f_cross vec3f_normalize quatf_mul quatf_rotate mat4f_mul mat4f_mul_vec mat3f_inverse mat4f_inverse"
-extra="mat3f_inverse_adjugate mat4f_inverse_adjugate vec3d_dot quatd_mul mat4d_mul mat4d_mul_vec"
+# The loops are the driver's table (count_main --list: cc_KIND/OP), in its order.
+loops=$(qemu-aarch64 "$tmp/gcc/count" --list)
+ops=$(echo "$loops" | sed 's|^cc_[a-z]*/||' | awk '!seen[$0]++' | tr '\n' ' ')
 : >"$tmp/counts"
 for c in "${compilers[@]}"; do
     IFS='|' read -r name _ <<<"$c"
-    for op in $ops $extra; do
-        for kind in obj inline cglm; do
-            case " $extra " in *" $op "*) [ "$kind" = cglm ] && continue ;; esac
-            one=$(count "$tmp/$name/count" "cc_$kind/$op" 1)
-            three=$(count "$tmp/$name/count" "cc_$kind/$op" 3)
-            echo "$name $op $kind $(awk -v a="$one" -v b="$three" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / (2 * n) }')" >>"$tmp/counts"
-        done
+    for loop in $loops; do
+        kind=${loop%%/*}; kind=${kind#cc_}; op=${loop#*/}
+        one=$(count "$tmp/$name/count" "$loop" 1)
+        three=$(count "$tmp/$name/count" "$loop" 3)
+        echo "$name $op $kind $(awk -v a="$one" -v b="$three" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / (2 * n) }')" >>"$tmp/counts"
     done
 done
 
 table() {
-    awk -v ops="$ops $extra" '
+    awk -v ops="$ops" '
         { c[$1, $2, $3] = $4 }
         function r(x, y) { return (x != "" && y != "" && y > 0) ? sprintf("%.2f", x / y) : "-" }
         END {

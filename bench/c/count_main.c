@@ -4,7 +4,7 @@
    logged, the script counts the guest instructions of a run with PASSES = 1 and of one with
    PASSES = 3; the difference over 2 N is the instructions per item of the loop alone (the
    set-up, the loader and the exit cancel out).
-     usage: count_main OP PASSES N
+     usage: count_main KIND/OP PASSES N   (count_main --list: every KIND/OP)
    The inputs are the same numbers for every contender (values in [0.5, 1.5), so no inverse meets
    a singular matrix and no normalize a zero vector): the counts of branching code (the inverses'
    pivoting, normalize's select) are those of ordinary inputs. */
@@ -48,8 +48,13 @@ int main(int argc, char **argv)
     size_t i, n, passes, words;
     double *a, *b, *out;
     const struct entry *e = NULL;
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        /* Every loop, one KIND/OP a line: the script counts what this table holds. */
+        for (i = 0; i < sizeof entries / sizeof entries[0]; ++i) printf("%s\n", entries[i].name);
+        return 0;
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: count_main KIND/OP PASSES N\n");
+        fprintf(stderr, "usage: count_main KIND/OP PASSES N, or count_main --list\n");
         return 2;
     }
     for (i = 0; i < sizeof entries / sizeof entries[0]; ++i)

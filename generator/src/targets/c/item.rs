@@ -1083,21 +1083,18 @@ mod tests {
         crate::load(&crate::default_root()).expect("the spec loads")
     }
 
+    /// The functions with a form at both widths, in the core's order.
+    const PRODUCTS: [&str; 6] =
+        ["aether_quatf_mul", "aether_quatd_mul", "aether_mat4f_mul_vec", "aether_mat4d_mul_vec", "aether_mat4f_mul", "aether_mat4d_mul"];
+    /// The functions with an AVX form alone.
+    const ADJUGATES: [&str; 2] = ["aether_mat3f_inverse_adjugate", "aether_mat4f_inverse_adjugate"];
+
     #[test]
     fn the_4x4_products_the_quaternion_product_and_the_adjugates_and_only_they_have_a_form() {
         let m = model();
         let with = |w: Width| -> Vec<String> { m.lowered().iter().filter(|f| form(&m, f, w).is_some()).map(|f| m.c_name(f)).collect() };
-        let products = [
-            "aether_quatf_mul",
-            "aether_quatd_mul",
-            "aether_mat4f_mul_vec",
-            "aether_mat4d_mul_vec",
-            "aether_mat4f_mul",
-            "aether_mat4d_mul",
-        ];
-        let adjugates = ["aether_mat3f_inverse_adjugate", "aether_mat4f_inverse_adjugate"];
-        assert_eq!(with(Width::Avx), products.iter().chain(&adjugates).copied().collect::<Vec<_>>());
-        assert_eq!(with(Width::Bytes16), products, "the adjugates' plans are AVX's alone");
+        assert_eq!(with(Width::Avx), PRODUCTS.iter().chain(&ADJUGATES).copied().collect::<Vec<_>>());
+        assert_eq!(with(Width::Bytes16), PRODUCTS, "the adjugates' plans are AVX's alone");
     }
 
     /// The adjugate's form is built from its trees, so a changed tree gets
@@ -1227,16 +1224,7 @@ mod tests {
         let m = model();
         let lowered = m.lowered();
         let (_, c) = crate::targets::c::render_core(&m, &lowered, "", &[]).expect("the core renders");
-        for name in [
-            "aether_quatf_mul",
-            "aether_quatd_mul",
-            "aether_mat4f_mul_vec",
-            "aether_mat4d_mul_vec",
-            "aether_mat4f_mul",
-            "aether_mat4d_mul",
-            "aether_mat3f_inverse_adjugate",
-            "aether_mat4f_inverse_adjugate",
-        ] {
+        for &name in PRODUCTS.iter().chain(&ADJUGATES) {
             let at = c.find(&format!(" {name}(")).unwrap_or_else(|| panic!("{name} is printed"));
             let body = &c[at..at + c[at..].find("\n}\n").unwrap()];
             let adjugate = name.contains("adjugate");
